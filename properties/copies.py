@@ -1,0 +1,122 @@
+"""The budget copies every driver compares (``shared/spec/invariants.md``).
+
+``R`` is the reference. ``P0`` is production with every new argument
+stripped, ``P`` production with every flag as generated, ``Pu`` production
+with ``corrected`` always false, and ``Pd``, ``Pr``, ``Pl`` production with
+only the deferral, the refusal-remedy or the empty-lookup flags.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from guard.budget import RunProgressBudget
+from guard.limits import Limits
+from properties.events import Event, FirstCall, Result, Round, Stop
+from reference.budget import ReferenceBudget, ReferenceLimits
+
+#: Which of the seeds' flags each production copy passes on.
+FEATURE_FLAGS: dict[str, frozenset[str]] = {
+    "P0": frozenset(),
+    "P": frozenset({"correctable", "corrected", "correctable_refusal", "empty_lookup"}),
+    "Pu": frozenset({"correctable", "correctable_refusal", "empty_lookup"}),
+    "Pd": frozenset({"correctable", "corrected"}),
+    "Pr": frozenset({"correctable_refusal"}),
+    "Pl": frozenset({"empty_lookup"}),
+}
+
+PRODUCTION_COPIES = tuple(FEATURE_FLAGS)
+ALL_COPIES = ("R",) + PRODUCTION_COPIES
+
+
+def reference_limits(limits: Limits) -> ReferenceLimits:
+    """The reference's own limits with the same shared numbers (the reference never sees ``guard``'s type)."""
+    return ReferenceLimits(
+        consecutive_failures=limits.consecutive_failures,
+        total_failures=limits.total_failures,
+        rounds_without_progress=limits.rounds_without_progress,
+        identical_successes=limits.identical_successes,
+        seen_calls=limits.seen_calls,
+        successes=limits.successes,
+    )
+
+
+@attrs.frozen
+class SharedView:
+    """Everything the two budgets share, for step-by-step comparison (B1)."""
+
+    terminal: bool
+    rounds: int
+    failures: int
+    consecutive: int
+    lane_failures: tuple[tuple[str, int], ...]
+    exhausted_lanes: frozenset[str]
+    seen_calls: tuple[str, ...]
+    successes: tuple[tuple[str, int], ...]
+
+
+def shared_view(budget: ReferenceBudget | RunProgressBudget) -> SharedView:
+    return SharedView(
+        terminal=budget.terminal,
+        rounds=budget.rounds,
+        failures=budget.failures,
+        consecutive=budget.consecutive,
+        lane_failures=tuple(sorted(budget.lane_failures.items())),
+        exhausted_lanes=frozenset(budget.exhausted_lanes),
+        seen_calls=tuple(budget.seen_calls),
+        successes=tuple(budget.successes.items()),
+    )
+
+
+def new_copies(limits: Limits | None = None) -> dict[str, Any]:
+    """Fresh budgets for every copy, all with the same limits."""
+    limits = limits if limits is not None else Limits()
+    copies: dict[str, Any] = {"R": ReferenceBudget(reference_limits(limits))}
+    for name in PRODUCTION_COPIES:
+        copies[name] = RunProgressBudget(limits)
+    return copies
+
+
+def apply_reference(budget: ReferenceBudget, event: Event) -> bool:
+    """Deliver one event to the reference. Returns False (the reference admits nothing)."""
+    if isinstance(event, Result):
+        budget.observe_result(
+            event.call_id, event.tool, event.params, event.failed,
+            pending=event.pending, discovery=event.discovery, lane=event.lane,
+        )
+    elif isinstance(event, Round):
+        budget.begin_model_round()
+    elif isinstance(event, Stop):
+        budget.stop()
+    return False
+
+
+def apply_production(budget: RunProgressBudget, event: Event, flags: frozenset[str]) -> bool:
+    """Deliver one event to a production copy that sees only ``flags``. Returns whether a remedy was admitted."""
+    if isinstance(event, Result):
+        budget.observe_result(
+            event.call_id, event.tool, event.params, event.failed,
+            pending=event.pending, discovery=event.discovery, lane=event.lane,
+            correctable=event.correctable if "correctable" in flags else False,
+            corrected=event.corrected if "corrected" in flags else False,
+            correctable_refusal=event.correctable_refusal if "correctable_refusal" in flags else None,
+            empty_lookup=event.empty_lookup if "empty_lookup" in flags else False,
+        )
+        return False
+    if isinstance(event, Round):
+        budget.begin_model_round()
+        return False
+    if isinstance(event, Stop):
+        budget.stop()
+        return False
+    return budget.correct_fuse(event.remedy)
+
+
+def applier(name: str) -> Callable[[Any, Event], bool]:
+    """The function that delivers an event to the copy called ``name``."""
+    if name == "R":
+        return apply_reference
+    flags = FEATURE_FLAGS[name]
+    return lambda budget, event: apply_production(budget, event, flags)

@@ -1,0 +1,47 @@
+"""Hypothesis profiles, registered once and chosen the same way by pytest and the properties CLI.
+
+* ``dev``: quick local feedback, random seed (printed by the runners).
+* ``ci``: derandomized, so CI verdicts do not depend on the day.
+* ``thorough``: many more examples, for a reviewer with time to spare.
+* ``mutants``: derandomized, no example database and no deadline, so that a
+  verdict under mutmut depends only on the mutant (selected whenever mutmut's
+  ``MUTANT_UNDER_TEST`` is present, even empty, as during its clean run).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+
+settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile(
+    "ci", max_examples=200, deadline=None, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=_QUIET,
+)
+settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile(
+    "mutants", max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=_QUIET,
+)
+
+PROFILES = ("dev", "ci", "thorough", "mutants")
+
+
+def chosen_profile() -> str:
+    """``mutants`` under mutmut; else ``HYPOTHESIS_PROFILE``; else ``ci`` on CI and ``dev`` elsewhere."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        return "mutants"
+    named = os.environ.get("HYPOTHESIS_PROFILE")
+    if named:
+        if named not in PROFILES:
+            raise SystemExit(f"HYPOTHESIS_PROFILE: unknown profile {named!r}; choose one of {', '.join(PROFILES)}")
+        return named
+    return "ci" if os.environ.get("CI") else "dev"
+
+
+def load() -> str:
+    name = chosen_profile()
+    settings.load_profile(name)
+    return name
