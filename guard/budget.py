@@ -14,6 +14,12 @@ safety guard would expect them:
   non-empty string), so a stray truthy value never buys an allowance.
 * An exhausted lane stays exhausted; a later success in it resets its counter
   but does not re-open it, as in the reference.
+* "Would trip its fuse" means the charge takes the counter *to* the fuse,
+  for the global counter as for a lane (which must not be exhausted yet).
+  After an admitted remedy (seed 002) the run is open with the consecutive
+  count already at the fuse; a correctable failure there is charged at once,
+  because seed 002 promises that the next failure stops the run again at
+  once, and seed 001 defers only "when that counter is at 3".
 * ``failure_ends`` reports the state that observing the failure would leave:
   for a free empty lookup that changes nothing, it is true only when the
   failure's own lane is exhausted already.
@@ -109,9 +115,10 @@ class RunProgressBudget:
 
     def _would_trip(self, counter: str) -> bool:
         """Whether charging ``counter`` now would stop the run (global) or exhaust the lane."""
+        limit = self.limits.consecutive_failures
         if counter == GLOBAL:
-            return self.consecutive + 1 >= self.limits.consecutive_failures
-        return counter not in self.exhausted_lanes and self.lane_failures[counter] + 1 >= self.limits.consecutive_failures
+            return self.consecutive < limit and self.consecutive + 1 >= limit
+        return counter not in self.exhausted_lanes and self.lane_failures[counter] + 1 >= limit
 
     def _may_defer(self, counter: str) -> bool:
         """Whether a correctable failure on ``counter`` may wait: nothing waits, allowance left, at the fuse."""
@@ -267,12 +274,12 @@ class RunProgressBudget:
         if self.failures + 1 >= limits.total_failures:
             return True
         counter = lane if lane is not None else GLOBAL
-        if correctable is True and self._may_defer(counter):
-            return False
+        # A charge that would wait lands nothing now, but a re-opened run (seed 002) still stands at its fuse.
+        charges = () if correctable is True and self._may_defer(counter) else (counter, self.deferred)
         consecutive = self.consecutive
         lane_failures = dict(self.lane_failures)
         exhausted = set(self.exhausted_lanes)
-        for charged in (counter, self.deferred):
+        for charged in charges:
             if charged == GLOBAL:
                 consecutive += 1
             elif charged is not None:

@@ -4,6 +4,12 @@
 stripped, ``P`` production with every flag as generated, ``Pu`` production
 with ``corrected`` always false, and ``Pd``, ``Pr``, ``Pl`` production with
 only the deferral, the refusal-remedy or the empty-lookup flags.
+
+Choice where the spec is loose: ``Pu`` passes on only ``correctable``. B6
+("a difference opens only at a correctable failure and closes one result
+later") is seed 001's promise about deferral alone; a free empty lookup or an
+admitted remedy opens a difference that legitimately never closes, so a ``Pu``
+that also saw those flags would make B6 false by design, not by a bug.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from reference.budget import ReferenceBudget, ReferenceLimits
 FEATURE_FLAGS: dict[str, frozenset[str]] = {
     "P0": frozenset(),
     "P": frozenset({"correctable", "corrected", "correctable_refusal", "empty_lookup"}),
-    "Pu": frozenset({"correctable", "correctable_refusal", "empty_lookup"}),
+    "Pu": frozenset({"correctable"}),
     "Pd": frozenset({"correctable", "corrected"}),
     "Pr": frozenset({"correctable_refusal"}),
     "Pl": frozenset({"empty_lookup"}),

@@ -1,0 +1,342 @@
+"""The rule catalogue: named semantic mutations of ``guard/``, each an exact textual edit.
+
+mutmut cannot reach what matters most in a guard: the numbers in
+``guard/limits.py`` (attrs defaults) and whole rules that only a reviewer
+would think to break. Each entry here breaks exactly one rule of
+``shared/spec/budget.md``, ``hooks.md`` or ``classifiers.md`` in one named
+way. Edits are literal find/replace pairs, and each ``find`` must occur exactly
+once in its file: an entry whose text has drifted fails loudly instead of
+silently testing nothing.
+
+``level``: ``budget`` entries must also be killed by the property drivers
+alone (``python -m properties --mutants``); every entry must be killed by at
+least one pytest test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+BUDGET = "budget"
+HOOKS = "hooks"
+CLASSIFIER = "classifier"
+LEVELS = (BUDGET, HOOKS, CLASSIFIER)
+
+
+class CatalogueError(Exception):
+    """An entry cannot be applied: its file or its text is missing or ambiguous."""
+
+
+@attrs.frozen
+class Edit:
+    find: str
+    replace: str
+
+
+@attrs.frozen
+class Entry:
+    id: str
+    seed: str
+    rule: str
+    file: str
+    level: str
+    edits: tuple[Edit, ...]
+
+    def apply_to(self, root: Path) -> str:
+        """Apply every edit to ``root/file``; returns a one-line description of the change."""
+        path = root / self.file
+        if not path.is_file():
+            raise CatalogueError(f"{self.id}: {self.file}: file not found")
+        text = path.read_text(encoding="utf-8")
+        for number, edit in enumerate(self.edits, 1):
+            found = text.count(edit.find)
+            if found != 1:
+                what = "not found" if found == 0 else f"found {found} times"
+                raise CatalogueError(f"{self.id}: {self.file}: edit {number}: target text {what}: {edit.find.strip()[:80]!r}")
+            text = text.replace(edit.find, edit.replace, 1)
+        path.write_text(text, encoding="utf-8")
+        return self.one_line_diff()
+
+    def one_line_diff(self) -> str:
+        parts = [f"{_squash(edit.find)} -> {_squash(edit.replace)}" for edit in self.edits]
+        return "; ".join(parts)
+
+    def first_line(self, root: Path) -> int:
+        """Line (1-based) of the first edit in the unmutated file, for the report; 1 when unknown."""
+        try:
+            text = (root / self.file).read_text(encoding="utf-8")
+        except OSError:
+            return 1
+        at = text.find(self.edits[0].find)
+        if at < 0:
+            return 1
+        # Skip the leading whitespace of the find text so the line is that of the code, not of a newline.
+        stripped = len(self.edits[0].find) - len(self.edits[0].find.lstrip())
+        return text.count("\n", 0, at + stripped) + 1
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()) or "(nothing)"
+
+
+def _e(find: str, replace: str) -> Edit:
+    return Edit(find, replace)
+
+
+def _entry(id: str, seed: str, rule: str, file: str, level: str, *edits: Edit) -> Entry:
+    return Entry(id=id, seed=seed, rule=rule, file=file, level=level, edits=tuple(edits))
+
+
+B = "guard/budget.py"
+L = "guard/limits.py"
+INSPECTION = "guard/inspection.py"
+LOOKUP = "guard/lookup.py"
+HOOK = "guard/hooks.py"
+
+# -- budget: seed 001 -------------------------------------------------------
+
+_WAIT_CONDITION = "if not (corrected is True and (waiting == GLOBAL or waiting == lane)):"
+_LAND_WAITING = (
+    "            if self.deferred is not None:\n"
+    "                self._charge(self.deferred)\n"
+    "                self.deferred = None\n"
+)
+
+BUDGET_001 = [
+    _entry(
+        "defer-below-fuse", "001", "a correctable failure may wait even when its charge would not trip the fuse",
+        B, BUDGET,
+        _e("            and self.deferrals_used < self.limits.corrected_attempts\n            and self._would_trip(counter)\n",
+           "            and self.deferrals_used < self.limits.corrected_attempts\n"),
+    ),
+    _entry(
+        "any-success-forgives", "001", "any success forgives a waiting charge, corrected or not",
+        B, BUDGET, _e(_WAIT_CONDITION, "if False:"),
+    ),
+    _entry(
+        "other-lane-forgives", "001", "a corrected success in the other lane forgives a lane's waiting charge",
+        B, BUDGET, _e(_WAIT_CONDITION, "if not (corrected is True and (waiting == GLOBAL or lane is not None)):"),
+    ),
+    _entry(
+        "unbounded-deferrals", "001", "more than two charges may wait in one run",
+        B, BUDGET,
+        _e("            and self.deferrals_used < self.limits.corrected_attempts\n", ""),
+    ),
+    _entry(
+        "two-charges-wait", "001", "a second charge may start waiting while one already waits",
+        B, BUDGET,
+        _e("            self.deferred is None\n            and self.deferrals_used", "            self.deferrals_used"),
+    ),
+    _entry(
+        "hold-back-total", "001", "a deferred failure's total count waits with its charge instead of counting at once",
+        B, BUDGET,
+        _e("        self.failures += 1\n        counter = lane if lane is not None else GLOBAL\n",
+           "        counter = lane if lane is not None else GLOBAL\n"),
+        _e("        else:\n            self._charge(counter)\n",
+           "        else:\n            self.failures += 1\n            self._charge(counter)\n"),
+        _e(_LAND_WAITING,
+           "            if self.deferred is not None:\n"
+           "                self._charge(self.deferred)\n"
+           "                self.failures += 1\n"
+           "                self.deferred = None\n"),
+        _e("                self._charge(waiting)\n", "                self._charge(waiting)\n                self.failures += 1\n"),
+    ),
+    _entry(
+        "discovery-charges-wait", "001", "a discovery success charges the waiting charge",
+        B, BUDGET,
+        _e("        if discovery or tool in DISCOVERY_TOOLS:\n            return\n",
+           "        if discovery or tool in DISCOVERY_TOOLS:\n"
+           "            if self.deferred is not None:\n"
+           "                self._charge(self.deferred)\n"
+           "                self.deferred = None\n"
+           "                self._settle()\n"
+           "            return\n"),
+    ),
+    _entry(
+        "discovery-forgives-wait", "001", "a discovery success forgives the waiting charge",
+        B, BUDGET,
+        _e("        if discovery or tool in DISCOVERY_TOOLS:\n            return\n",
+           "        if discovery or tool in DISCOVERY_TOOLS:\n            self.deferred = None\n            return\n"),
+    ),
+    _entry(
+        "next-failure-keeps-wait", "001", "the next failure does not land the waiting charge",
+        B, BUDGET, _e(_LAND_WAITING, ""),
+    ),
+    _entry(
+        "failure-ends-ignores-wait", "001", "failure_ends forgets the waiting charge that the next failure would land",
+        B, BUDGET, _e(" else (counter, self.deferred)\n", " else (counter,)\n"),
+    ),
+]
+
+# -- budget: seed 002 -------------------------------------------------------
+
+BUDGET_002 = [
+    _entry(
+        "same-kind-twice", "002", "the same refusal kind may be granted twice in a run",
+        B, BUDGET, _e("            and kind not in self.corrected_kinds\n", ""),
+    ),
+    _entry(
+        "grant-past-total-cap", "002", "a refusal is granted even when the total cap stopped the run",
+        B, BUDGET, _e("            and self.failures < limits.total_failures\n", ""),
+    ),
+    _entry(
+        "grant-with-lanes-exhausted", "002", "a refusal is granted even when both lanes are exhausted",
+        B, BUDGET, _e("            and len(self.exhausted_lanes) < len(LANES)\n        ):", "        ):"),
+    ),
+    _entry(
+        "drop-lane-exclusion", "002", "a lane-classified refusal is granted too (only a global-fuse trip may be)",
+        B, BUDGET, _e("            and lane is None\n            and kind is not None\n", "            and kind is not None\n"),
+    ),
+    _entry(
+        "rounds-cap-keeps-correction", "002", "the rounds cap leaves a pending correction in place",
+        B, BUDGET,
+        _e("            self.terminal = True\n            # Seed 002: the rounds cap outranks a pending remedy, or an idle model could reopen a stopped run.\n            self.correction = None\n",
+           "            self.terminal = True\n"),
+    ),
+    _entry(
+        "declined-correction-kept", "002", "a declined first call does not spend the correction",
+        B, BUDGET,
+        _e("        self.correction = None\n        if remedy is not True:\n            return False\n",
+           "        if remedy is not True:\n            return False\n        self.correction = None\n"),
+    ),
+    _entry(
+        "admission-resets-counters", "002", "admitting the remedy resets the consecutive count instead of leaving it at the fuse",
+        B, BUDGET,
+        _e("        self.terminal = False\n        return True\n",
+           "        self.terminal = False\n        self.consecutive = 0\n        return True\n"),
+    ),
+    _entry(
+        "stop-keeps-correction", "002", "stop() keeps a pending correction",
+        B, BUDGET,
+        _e('        """Another guard stopped the run: sticky, and it leaves no correction to admit (seed 002)."""\n'
+           "        self.terminal = True\n        self.correction = None\n",
+           '        """Another guard stopped the run: sticky, and it leaves no correction to admit (seed 002)."""\n'
+           "        self.terminal = True\n"),
+    ),
+]
+
+# -- budget: seed 000 -------------------------------------------------------
+
+BUDGET_000 = [
+    _entry(
+        "unbounded-free-lookups", "000", "every empty lookup is free, not only the first twelve",
+        B, BUDGET,
+        _e("        if empty_lookup and self.free_lookups_used < limits.free_empty_lookups:\n",
+           "        if empty_lookup:\n"),
+        _e("        if empty_lookup is True and self.free_lookups_used < limits.free_empty_lookups:\n",
+           "        if empty_lookup is True:\n"),
+    ),
+    _entry(
+        "free-lookup-resets-consecutive", "000", "a free empty lookup resets the consecutive count",
+        B, BUDGET,
+        _e("            self.free_lookups_used += 1\n            return\n",
+           "            self.free_lookups_used += 1\n            self.consecutive = 0\n            return\n"),
+    ),
+    _entry(
+        "free-lookup-resets-rounds", "000", "a free empty lookup resets the rounds count",
+        B, BUDGET,
+        _e("            self.free_lookups_used += 1\n            return\n",
+           "            self.free_lookups_used += 1\n            self.rounds = 0\n            return\n"),
+    ),
+]
+
+# -- budget: the earlier rules ------------------------------------------------
+
+BUDGET_EARLIER = [
+    _entry(
+        "lane-failure-charges-global", "001", "a lane failure also charges the global consecutive count",
+        B, BUDGET,
+        _e("        self.lane_failures[counter] += 1\n", "        self.consecutive += 1\n        self.lane_failures[counter] += 1\n"),
+    ),
+    _entry(
+        "pending-keeps-rounds", "001", "a verified running-process receipt does not reset rounds",
+        B, BUDGET, _e("        if pending:\n            self.rounds = 0\n            return\n", "        if pending:\n            return\n"),
+    ),
+    _entry(
+        "fingerprint-ignores-params", "001", "the success fingerprint ignores the params",
+        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool], sort_keys=True,"),
+    ),
+    _entry(
+        "fingerprint-key-order", "001", "the success fingerprint depends on the params' key order",
+        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool, params], sort_keys=False,"),
+    ),
+]
+
+# -- budget: each limit one lower and one higher ------------------------------
+
+#: attrs field of ``Limits`` -> the number ``budget.md`` gives it.
+LIMIT_DEFAULTS = {
+    "consecutive_failures": 4,
+    "total_failures": 12,
+    "rounds_without_progress": 8,
+    "identical_successes": 2,
+    "corrected_attempts": 2,
+    "free_empty_lookups": 12,
+    "seen_calls": 256,
+    "successes": 128,
+}
+
+
+def _limit_entries() -> list[Entry]:
+    entries = []
+    for name, value in LIMIT_DEFAULTS.items():
+        find = f"    {name}: int = attrs.field(default={value}, validator=_positive)\n"
+        for step, word in ((-1, "lower"), (1, "higher")):
+            entries.append(
+                _entry(
+                    f"limit-{name.replace('_', '-')}-{word}", "000" if name == "free_empty_lookups" else "001",
+                    f"the {name.replace('_', ' ')} limit is {value + step} instead of {value}",
+                    L, BUDGET, _e(find, f"    {name}: int = attrs.field(default={value + step}, validator=_positive)\n"),
+                )
+            )
+    return entries
+
+
+# -- classifiers: inspection (seed 001) ---------------------------------------
+
+INSPECTION_ENTRIES = [
+    _entry(
+        "inspection-visibility-mismatch-correctable", "001", "a visibility mismatch (a measured failure) counts as correctable",
+        INSPECTION, CLASSIFIER,
+        _e('LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector"})',
+           'LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector", "visibility_mismatch"})'),
+    ),
+    _entry(
+        "inspection-click-failure-correctable", "001", "a click failure (a measured failure) counts as correctable",
+        INSPECTION, CLASSIFIER,
+        _e('LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector"})',
+           'LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector", "click_failed"})'),
+    ),
+    _entry(
+        "inspection-page-errors-correctable", "001", "a failure that recorded page errors counts as correctable",
+        INSPECTION, CLASSIFIER,
+        _e('    if status != "failed" or "errorCode" in details or "pageErrors" in details:\n',
+           '    if status != "failed" or "errorCode" in details:\n'),
+    ),
+    _entry(
+        "inspection-blocked-requests-correctable", "001", "a failure with blocked requests counts as correctable",
+        INSPECTION, CLASSIFIER,
+        _e("    if not isinstance(blocked, list) or blocked or not isinstance(steps, list) or not steps:\n",
+           "    if not isinstance(steps, list) or not steps:\n"),
+    ),
+    _entry(
+        "inspection-pass-with-page-errors", "001", "a pass that recorded page errors counts as passed and forgives",
+        INSPECTION, CLASSIFIER,
+        _e('    return not details.get("pageErrors")\n', "    return True\n"),
+    ),
+]
+
+
+def _all_entries() -> tuple[Entry, ...]:
+    entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES]
+    ids = [entry.id for entry in entries]
+    duplicates = sorted({name for name in ids if ids.count(name) > 1})
+    if duplicates:
+        raise CatalogueError(f"duplicate catalogue ids: {', '.join(duplicates)}")
+    return tuple(entries)
+
+
+def entries() -> tuple[Entry, ...]:
+    return _all_entries()
