@@ -329,8 +329,137 @@ INSPECTION_ENTRIES = [
 ]
 
 
+# -- classifiers: lookup (seed 000) -------------------------------------------------
+
+LOOKUP_ENTRIES = [
+    _entry(
+        "lookup-reverted", "000", "the lookup classifier reverted: every non-zero exit is a failure",
+        LOOKUP, CLASSIFIER,
+        _e("    if type(exit_code) is not int or exit_code != 1:\n        return False\n", "    return False\n"),
+    ),
+    _entry(
+        "lookup-accepts-or", "000", "`||` is accepted as a joiner between steps",
+        LOOKUP, CLASSIFIER,
+        _e('ALLOWED_OPERATORS = frozenset({";", "&&", "|"})\n', 'ALLOWED_OPERATORS = frozenset({";", "&&", "|", "||"})\n'),
+        _e('STEP_JOINERS = frozenset({";", "&&"})\n', 'STEP_JOINERS = frozenset({";", "&&", "||"})\n'),
+    ),
+    _entry(
+        "lookup-accepts-redirection", "000", "an unquoted redirection (`>`, `<`) is accepted as part of a word",
+        LOOKUP, CLASSIFIER,
+        _e(r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]]+)", r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]<>]+)"),
+    ),
+    _entry(
+        "lookup-accepts-substitution", "000", "a command substitution inside double quotes is accepted",
+        LOOKUP, CLASSIFIER,
+        _e('    if "$" in body or "`" in body:\n        return None\n', ""),
+    ),
+    _entry(
+        "lookup-rg-before-last", "000", "rg is accepted before the last step",
+        LOOKUP, CLASSIFIER,
+        _e("    return is_lookup(argv) or is_sed_range(argv)\n", "    return is_last_lookup(argv) or is_sed_range(argv)\n"),
+    ),
+    _entry(
+        "lookup-accepts-sort-o", "000", "`sort -o FILE` (writes a file) is accepted as a filter",
+        LOOKUP, CLASSIFIER,
+        _e('frozenset("bdfgiMhnRrsuVz"), {"k": SORT_KEY,', 'frozenset("bdfgiMhnRrsuVzo"), {"k": SORT_KEY,'),
+    ),
+    _entry(
+        "lookup-sed-dash-operand", "000", "a sed operand that starts with `-` is accepted",
+        LOOKUP, CLASSIFIER,
+        _e('    for operand in argv[3:]:\n        if operand.startswith("-"):\n            return False\n    return True\n',
+           "    return True\n"),
+    ),
+    _entry(
+        "lookup-accepts-exit-2", "000", "exit status 2 (an error) counts as found nothing",
+        LOOKUP, CLASSIFIER,
+        _e("    if type(exit_code) is not int or exit_code != 1:\n", "    if type(exit_code) is not int or exit_code not in (1, 2):\n"),
+    ),
+    _entry(
+        "lookup-ignores-error-lines", "000", "error lines in the output are ignored",
+        LOOKUP, CLASSIFIER,
+        _e("    if has_error_line(output):\n        return False\n", ""),
+    ),
+]
+
+# -- hooks (hooks.md; seeds 000, 001, 002) --------------------------------------------
+
+HOOK_ENTRIES = [
+    _entry(
+        "hooks-no-pending-phase-check", "002", "a remedy is admitted after the finalization instruction was shown",
+        HOOK, HOOKS,
+        _e("        if self.finalization.phase != PENDING:\n            return False\n", ""),
+    ),
+    _entry(
+        "hooks-no-nested-check", "002", "a nested Tool Search child may be admitted as the remedy",
+        HOOK, HOOKS,
+        _e("        if record.nested:\n            return False\n        # Seed 002: a call from another run", "        # Seed 002: a call from another run"),
+    ),
+    _entry(
+        "hooks-no-routing-check", "002", "a remedy is admitted while Playground routing is not active",
+        HOOK, HOOKS,
+        _e("        if not self._routing_active():\n            return False\n        # Seed 002: only the write the refusal asked for",
+           "        # Seed 002: only the write the refusal asked for"),
+        _e("binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)",
+           "binds_new_project(record.tool, record.params, self.routing or RoutingState(), self.root, self.read_paths)"),
+    ),
+    _entry(
+        "hooks-no-disarm", "002", "admitting the remedy does not disarm the pending finalization",
+        HOOK, HOOKS,
+        _e("            self.finalization.disarm()\n", "            pass\n"),
+    ),
+    _entry(
+        "hooks-no-transcript-exception", "002", "the tripping refusal's persisted copy gets the stop text while a correction pends",
+        HOOK, HOOKS,
+        _e("        if self.budget.pending_correction is not None and call_id == self.tripped_by:\n            return message\n", ""),
+    ),
+    _entry(
+        "hooks-leak-kind", "002", "the refusal kind leaks to the host in the block reason",
+        HOOK, HOOKS,
+        _e("        return Decision(block=True, block_reason=reason)\n",
+           '        return Decision(block=True, block_reason=reason if kind is None else f"{reason} [{kind}]")\n'),
+    ),
+    _entry(
+        "hooks-after-drops-kind", "002", "after_tool_call drops the refusal kind",
+        HOOK, HOOKS, _e("record, self._refusal_kind(call_id))\n", "record, None)\n"),
+    ),
+    _entry(
+        "hooks-persist-drops-kind", "002", "tool_result_persist drops the refusal kind",
+        HOOK, HOOKS, _e("        kind = self._refusal_kind(call_id)\n", "        kind = None\n"),
+    ),
+    _entry(
+        "hooks-admit-any-write", "002", "any write is admitted as the remedy, not only one that binds a new project",
+        HOOK, HOOKS,
+        _e("        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)\n",
+           "        return write_path(record.tool, record.params) is not None\n"),
+    ),
+    _entry(
+        "hooks-classify-persisted-copy", "001", "the persisted copy is classified even when the tool recorded its own result",
+        HOOK, HOOKS,
+        _e("        source = bound.recorded if bound is not None and bound.has_record else receipt\n",
+           "        source = receipt\n"),
+    ),
+    _entry(
+        "hooks-unbound-params", "000", "a receipt whose executed params differ from the pending call still binds",
+        HOOK, HOOKS,
+        _e("        if record is not None and not same(record.params, params):\n", "        if False:\n"),
+    ),
+    _entry(
+        "hooks-unbound-session", "000", "a receipt from another run or session binds to the pending call",
+        HOOK, HOOKS,
+        _e("        if record.run != self.run or record.session != self.session:\n            return None\n        if record.transport",
+           "        if record.transport"),
+    ),
+    _entry(
+        "hooks-command-from-result", "000", "the lookup command is read from the result instead of the call record",
+        HOOK, HOOKS,
+        _e("lookup_found_nothing(_command_of(bound.args),", 'lookup_found_nothing(details_of(inner).get("command"),'),
+    ),
+]
+
+
 def _all_entries() -> tuple[Entry, ...]:
-    entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES]
+    entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES,
+               *LOOKUP_ENTRIES, *HOOK_ENTRIES]
     ids = [entry.id for entry in entries]
     duplicates = sorted({name for name in ids if ids.count(name) > 1})
     if duplicates:

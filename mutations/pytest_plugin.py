@@ -18,35 +18,114 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
-#: Durations by node id, loaded once per process (forked mutant runs inherit them).
-_durations: dict[str, float] | None = None
+import pytest
+
+#: (path, modification time) -> durations by node id; forked mutant runs inherit what their parent read.
+_durations: dict[tuple[str, float], dict[str, float]] = {}
 
 
 def _load_durations() -> dict[str, float]:
-    global _durations
-    if _durations is not None:
-        return _durations
     named = os.environ.get("MUTATIONS_DURATIONS")
     path = Path(named) if named else Path("mutmut-stats.json")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        loaded = {str(k): float(v) for k, v in data.get("duration_by_test", {}).items()}
-    except (OSError, ValueError, AttributeError):
-        loaded = {}
-    if loaded:
-        _durations = loaded
-    return loaded
+        key = (str(path.resolve()), path.stat().st_mtime)
+    except OSError:
+        return {}
+    if key not in _durations:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            _durations[key] = {str(k): float(v) for k, v in data.get("duration_by_test", {}).items()}
+        except (OSError, ValueError, AttributeError):
+            return {}
+    return _durations[key]
+
+
+def pytest_configure(config: Any) -> None:
+    """Under mutmut, tolerate a test method meeting a new ``self``: mutmut re-runs pytest in one process.
+
+    mutmut's stats, clean and per-mutant runs call ``pytest.main`` again and
+    again in one (forked) process, so a Hypothesis test defined on a class is
+    called through a fresh instance each time, and Hypothesis' differing
+    executors health check fails the clean run although nothing is wrong. The
+    loaded profile (``mutants``, from ``properties/profiles.py``) is kept; only
+    that check is added to its suppressed ones.
+    """
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:
+        return
+    current = settings.default
+    if HealthCheck.differing_executors in current.suppress_health_check:
+        return
+    settings.register_profile(
+        "mutants-under-mutmut", parent=current,
+        suppress_health_check=[*current.suppress_health_check, HealthCheck.differing_executors],
+    )
+    settings.load_profile("mutants-under-mutmut")
+
+
+#: In mutmut's per-mutant runs, tests that took longer than this in its stats pass are left out (seconds).
+SLOW_TEST_SECONDS = 2.0
+
+
+def slow_test_seconds() -> float:
+    try:
+        return float(os.environ.get("MUTATIONS_SLOW_TEST_SECONDS", SLOW_TEST_SECONDS))
+    except ValueError:
+        return SLOW_TEST_SECONDS
+
+
+def slow_tests(durations: dict[str, float]) -> list[str]:
+    """The tests mutmut's per-mutant runs leave out: they dominate survivors' cost and belong to the catalogue."""
+    limit = slow_test_seconds()
+    return sorted(nodeid for nodeid, seconds in durations.items() if seconds > limit)
+
+
+def _leaves_out_slow_tests() -> bool:
+    """True for mutmut's clean run and per-mutant runs, the catalogue and the red check; never for the stats pass.
+
+    The stats pass must see every test (it times them and maps them to functions), and so must
+    mutmut's test listing, or it would drop the slow tests' stats and re-time them on every run.
+    """
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return False
+    label = os.environ["MUTANT_UNDER_TEST"]
+    return label == "" or "__mutmut_" in label or label.startswith(("catalogue:", "red-check:"))
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
     durations = _load_durations()
-    if not durations:
+    if not durations and not os.environ.get("MUTATIONS_PRIORITY"):
         return
+    if _leaves_out_slow_tests():
+        # Runs under mutation stay short: a survivor pays for every selected test, so the few slow suites
+        # (bulk traces, exhaustive explorers, long machines) are left to mutmut's stats pass, `nox -s tests`
+        # and `nox -s properties`. The report lists them.
+        slow = set(slow_tests(durations))
+        kept = [item for item in items if item.nodeid not in slow]
+        if len(kept) != len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item.nodeid in slow])
+            items[:] = kept
+    priority = _priority()
     position = {id(item): index for index, item in enumerate(items)}
-    items.sort(key=lambda item: (durations.get(item.nodeid, math.inf), position[id(item)]))
+    items.sort(key=lambda item: (item.nodeid not in priority, durations.get(item.nodeid, math.inf), position[id(item)]))
+
+
+def _priority() -> frozenset[str]:
+    """Tests to run before all others (the catalogue names those that exercise the mutated function)."""
+    named = os.environ.get("MUTATIONS_PRIORITY")
+    if not named:
+        return frozenset()
+    try:
+        return frozenset(line for line in Path(named).read_text(encoding="utf-8").splitlines() if line)
+    except OSError:
+        return frozenset()
 
 
 def _record(nodeid: str) -> None:
@@ -61,11 +140,54 @@ def _record(nodeid: str) -> None:
         os.close(descriptor)
 
 
+class MutantDeadline(BaseException):
+    """A test ran far longer than it did unmutated: the mutant made it hang.
+
+    A BaseException, so that Hypothesis does not catch it and shrink (re-running
+    the hanging code); pytest still reports the test as failed.
+    """
+
+
+#: A test may take this many times its unmutated duration (from mutmut's stats), and at least MIN_DEADLINE seconds.
+DEADLINE_FACTOR = 20.0
+MIN_DEADLINE = 3.0
+
+
+def _under_mutation() -> bool:
+    label = os.environ.get("MUTANT_UNDER_TEST", "")
+    return "__mutmut_" in label or (label.startswith("catalogue:") and label != "catalogue:baseline")
+
+
+def _on_deadline(signum: int, frame: Any) -> None:
+    raise MutantDeadline("the test exceeded its deadline under this mutant (it ran far longer than unmutated)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: Any) -> Any:
+    """Arm a wall-clock deadline around each test while a mutant is under test (see MutantDeadline)."""
+    if not _under_mutation() or not hasattr(signal, "setitimer"):
+        return (yield)
+    known = _load_durations().get(item.nodeid)
+    if known is None:
+        # Never timed unmutated (a new test): no basis for a deadline, so the suite's own timeout applies.
+        return (yield)
+    deadline = max(MIN_DEADLINE, DEADLINE_FACTOR * known)
+    previous = signal.signal(signal.SIGALRM, _on_deadline)
+    signal.setitimer(signal.ITIMER_REAL, deadline)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous or signal.SIG_DFL)
+
+
 def pytest_runtest_logreport(report: Any) -> None:
     if report.failed:
-        _record(report.nodeid)
+        hung = "MutantDeadline" in str(report.longrepr)
+        _record(report.nodeid + (" [deadline]" if hung else ""))
 
 
 def pytest_collectreport(report: Any) -> None:
     if report.failed:
         _record(f"collection error: {report.nodeid or '(session)'}")
+

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any, Sequence
@@ -359,8 +360,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n\n".join(render(replay) for replay in replays))
         sys.stdout.flush()
     except BrokenPipeError:
-        # A reader such as `head` closed the pipe; that is not an error of the replay.
-        sys.stdout = None  # type: ignore[assignment]
+        # A reader such as `head` closed the pipe; that is not an error of the replay. Point stdout at
+        # devnull so the interpreter's final flush does not report the closed pipe as well.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

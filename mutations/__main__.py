@@ -1,0 +1,155 @@
+"""``python -m mutations``: mutmut over guard/, the rule catalogue and the red check, with one report.
+
+Exit 0 only when every mutmut mutant is killed or a listed equivalent, every
+catalogue entry is killed as its level requires, and both red-check copies
+fail at least one test. Exit 1 otherwise, with the reasons and the offending
+diffs printed; exit 2 for a usage error (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from properties.paths import ROOT
+
+DEFAULT_SEED = 20261130
+REPORTS = ROOT / "reports"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"python -m mutations: {message}\n")
+        raise SystemExit(2)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 64, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**32-1, got {value}")
+    return value
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = _Parser(prog="python -m mutations", description=__doc__.splitlines()[0])
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--only-catalogue", action="store_true", help="skip mutmut; run the rule catalogue and the red check")
+    only.add_argument("--only-mutmut", action="store_true", help="run mutmut only (no catalogue, no red check)")
+    parser.add_argument("--jobs", type=_positive, default=2, metavar="N",
+                        help="mutmut --max-children and catalogue workers (default 2)")
+    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
+                        help=f"seed passed to the property drivers (default {DEFAULT_SEED}); printed")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, red_check, report
+
+    try:
+        listed = equivalents.load()
+        entries = catalogue.entries()
+        if not args.only_catalogue:
+            mutmut_layer.check_mutmut()
+    except (equivalents.EquivalentsError, catalogue.CatalogueError, mutmut_layer.MutmutSetupError) as error:
+        sys.stderr.write(f"python -m mutations: {error}\n")
+        return 2
+
+    print(f"mutations: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
+    started = time.monotonic()
+    REPORTS.mkdir(exist_ok=True)
+    mutmut = catalogue_result = red = None
+    durations = ROOT / "mutants" / "mutmut-stats.json"
+    if not args.only_catalogue:
+        print("== layer 1: mutmut run over guard/", flush=True)
+        mutmut = mutmut_layer.run(ROOT, args.jobs, listed, REPORTS)
+    if not args.only_mutmut:
+        print(f"== layer 2: rule catalogue ({len(entries)} entries, {args.jobs} workers)", flush=True)
+        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations)
+        print("== red check: the new tests against the earlier behaviour", flush=True)
+        red = red_check.run(ROOT, args.jobs, durations)
+    wall = time.monotonic() - started
+
+    failures: list[str] = []
+    if mutmut is not None:
+        failures += mutmut.failures
+    if catalogue_result is not None:
+        failures += catalogue_result.failures
+    if red is not None:
+        failures += red_check.failures(red)
+    meta = {"seed": args.seed, "jobs": args.jobs, "wallSeconds": round(wall, 1), "verdict": "FAIL" if failures else "PASS",
+            "layers": [name for name, ran in (("mutmut", mutmut), ("catalogue", catalogue_result), ("red-check", red)) if ran is not None]}
+    if mutmut is not None:
+        meta["mutmut"] = {"wallSeconds": round(mutmut.wall_seconds, 1), "testedThisRun": mutmut.tested_this_run,
+                          "mutmutRate": mutmut.mutmut_rate, "runOk": mutmut.run_ok, "runMessage": mutmut.run_message,
+                          "slowTestsLeftOut": mutmut.slow_tests}
+    if catalogue_result is not None:
+        meta["catalogue"] = {"wallSeconds": round(catalogue_result.wall_seconds, 1), "baseline": catalogue_result.baseline,
+                             "propertiesAvailable": catalogue_result.properties_available}
+    data = report.stryker(ROOT, mutmut, catalogue_result, red, listed, meta)
+    text = report.markdown(mutmut, catalogue_result, red, meta, failures)
+    report.write(REPORTS, data, text)
+
+    _print_summary(mutmut, catalogue_result, red, failures, wall)
+    print(f"reports: {REPORTS / 'mutants.md'}, mutants.json, mutants.html")
+    return 1 if failures else 0
+
+
+def _print_summary(mutmut, catalogue_result, red, failures: list[str], wall: float) -> None:
+    from mutations import mutmut_layer, red_check
+
+    print()
+    if mutmut is not None:
+        for mutant in mutmut.offenders:
+            print(mutmut_layer.show(mutant))
+            if mutant.problem:
+                print(f"# {mutant.problem}")
+            print()
+        killed = mutmut.count(mutmut_layer.KILLED) + mutmut.count(mutmut_layer.TYPE_CHECK)
+        rate = len(mutmut.mutants) / mutmut.wall_seconds if mutmut.wall_seconds else 0.0
+        print(f"mutmut: {len(mutmut.mutants)} mutants: {killed} killed, {mutmut.count(mutmut_layer.SURVIVED)} survived, "
+              f"{mutmut.count(mutmut_layer.EQUIVALENT)} equivalent, {mutmut.count(mutmut_layer.TIMEOUT)} timeout, "
+              f"{mutmut.count(mutmut_layer.NO_TESTS)} no tests, "
+              f"{mutmut.count(mutmut_layer.SUSPICIOUS) + mutmut.count(mutmut_layer.SEGFAULT)} suspicious, "
+              f"{mutmut.count(mutmut_layer.NOT_CHECKED) + mutmut.count(mutmut_layer.INTERRUPTED)} not checked; "
+              f"score {mutmut.score:.1f}%")
+        print(f"mutmut: {mutmut.wall_seconds:.1f}s wall, {mutmut.tested_this_run} tested this run, "
+              f"{rate:.2f} mutants/s overall (mutmut: {mutmut.mutmut_rate or '?'} mutations/s)")
+    if catalogue_result is not None:
+        from mutations.catalogue_runner import KILLED
+
+        print(f"catalogue: {catalogue_result.count(KILLED)}/{len(catalogue_result.entries)} killed, baseline "
+              f"{catalogue_result.baseline}, {catalogue_result.wall_seconds:.1f}s wall")
+    if red is not None:
+        for variant in red:
+            print(f"red check {variant.name}: {variant.problem or f'{len(variant.failing)} tests fail, as expected'}"
+                  f" ({variant.summary})")
+    if failures:
+        print(f"FAIL ({len(failures)} reasons):")
+        for reason in failures[:60]:
+            print(f"  - {reason}")
+        if len(failures) > 60:
+            print(f"  - ... and {len(failures) - 60} more (reports/mutants.md)")
+    else:
+        print("PASS: every mutant killed or a justified equivalent; every catalogue entry killed; the red check is red.")
+    print(f"total wall time {wall:.1f}s")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,487 @@
+"""Layer 1: ``mutmut run`` over ``guard/``, judged from mutmut's own result files.
+
+mutmut exits 0 when mutants survive, so its exit status only tells us whether
+the run itself worked (stats, clean run, forced failure). The verdicts come
+from ``mutants/<path>.meta`` (``exit_code_by_key``), mapped with mutmut's own
+table. ``mutants/`` is kept between runs (git ignores it): mutmut re-tests only
+functions whose source changed, which makes a rerun after a one-function edit
+cheap.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import attrs
+
+from mutations.equivalents import Equivalent
+
+MUTMUT_VERSION = "3.8.1"
+SOURCE = "guard"
+#: Folders mutmut copies beside the mutated sources (``also_copy`` in pyproject.toml, plus its own tests/).
+COPIED = ("tests", "reference", "properties", "mutations")
+KILLERS = "mutations-killers.tsv"
+
+KILLED = "killed"
+SURVIVED = "survived"
+EQUIVALENT = "equivalent"
+NO_TESTS = "no tests"
+TIMEOUT = "timeout"
+SUSPICIOUS = "suspicious"
+NOT_CHECKED = "not checked"
+TYPE_CHECK = "caught by type check"
+SEGFAULT = "segfault"
+SKIPPED = "skipped"
+INTERRUPTED = "interrupted"
+
+#: mutmut 3.8.1's exit code table (``mutmut/stats.py``); anything else is suspicious.
+_STATUS_BY_CODE: dict[int | None, str] = {
+    1: KILLED, 3: KILLED,
+    0: SURVIVED,
+    5: NO_TESTS, 33: NO_TESTS,
+    36: TIMEOUT, 24: TIMEOUT, -24: TIMEOUT, 152: TIMEOUT, 255: TIMEOUT,
+    37: TYPE_CHECK,
+    -9: SEGFAULT, -11: SEGFAULT,
+    34: SKIPPED,
+    2: INTERRUPTED,
+    None: NOT_CHECKED,
+}
+
+#: Verdicts that prove a test noticed the mutant; every other verdict fails the session.
+DETECTED = frozenset({KILLED, TYPE_CHECK})
+
+
+class MutmutSetupError(Exception):
+    """mutmut is missing or the wrong version (user-caused: one line, exit 2)."""
+
+
+def status_of(exit_code: int | None) -> str:
+    return _STATUS_BY_CODE.get(exit_code, SUSPICIOUS)
+
+
+@attrs.define
+class Mutant:
+    name: str
+    path: str
+    exit_code: int | None
+    status: str
+    diff: str = ""
+    one_line: str = ""
+    line: int = 1
+    start_column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+    replacement: str = ""
+    killer: str | None = None
+    problem: str | None = None
+
+
+@attrs.define
+class MutmutResult:
+    mutants: list[Mutant]
+    run_ok: bool
+    run_message: str
+    wall_seconds: float
+    tested_this_run: int
+    mutmut_rate: str | None
+    equivalent_problems: list[str]
+    sources: dict[str, str]
+    slow_tests: list[str] = attrs.field(factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for mutant in self.mutants if mutant.status == status)
+
+    @property
+    def offenders(self) -> list[Mutant]:
+        return [mutant for mutant in self.mutants if mutant.status not in DETECTED and mutant.status != EQUIVALENT]
+
+    @property
+    def score(self) -> float:
+        considered = [mutant for mutant in self.mutants if mutant.status != EQUIVALENT]
+        if not considered:
+            return 0.0
+        return 100.0 * sum(1 for mutant in considered if mutant.status in DETECTED) / len(considered)
+
+    @property
+    def failures(self) -> list[str]:
+        reasons = []
+        if not self.run_ok:
+            reasons.append(f"mutmut run failed: {self.run_message}")
+        if self.run_ok and not any(mutant.status == KILLED for mutant in self.mutants):
+            reasons.append("mutmut killed nothing")
+        for mutant in self.offenders:
+            reasons.append(f"{mutant.status}: {mutant.name}: {mutant.one_line}")
+        reasons.extend(self.equivalent_problems)
+        return reasons
+
+
+def check_mutmut() -> None:
+    try:
+        version = metadata.version("mutmut")
+    except metadata.PackageNotFoundError:
+        raise MutmutSetupError(f"mutmut is not installed: pip install mutmut=={MUTMUT_VERSION}") from None
+    if version != MUTMUT_VERSION:
+        raise MutmutSetupError(f"mutmut {version} is installed, the project pins {MUTMUT_VERSION}: pip install mutmut=={MUTMUT_VERSION}")
+
+
+def source_files(root: Path) -> list[Path]:
+    return sorted(path.relative_to(root) for path in (root / SOURCE).rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def _sync_copies(root: Path) -> None:
+    """Drop files from ``mutants/`` whose originals are gone, so deleted tests or modules cannot linger there.
+
+    mutmut copies ``tests/`` and ``also_copy`` over the old copy without deleting
+    anything, and never re-copies a source file that vanished.
+    """
+    mutants = root / "mutants"
+    if not mutants.is_dir():
+        return
+    for folder in (*COPIED, SOURCE):
+        copy = mutants / folder
+        if not copy.is_dir():
+            continue
+        for path in sorted(copy.rglob("*"), reverse=True):
+            if "__pycache__" in path.parts:
+                continue
+            original = root / path.relative_to(mutants)
+            if path.is_file() and path.suffix in (".meta", ".spans"):
+                original = original.with_suffix("")
+            if path.is_file() and not original.exists():
+                path.unlink()
+
+
+TEST_KEYS = "mutations-test-keys.json"
+_HARNESS = ("properties", "reference")
+
+
+def _test_keys(root: Path) -> dict[str, str]:
+    """One key per test file: its text, conftest.py, and the harness packages it imports (properties/, reference/).
+
+    mutmut re-tests a mutant only when the mutated function changes; it never
+    notices an edited test. These keys let the session notice instead.
+    """
+    harness = {}
+    for package in _HARNESS:
+        digest = hashlib.sha256()
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        harness[package] = digest.hexdigest()
+    conftest = root / "tests" / "conftest.py"
+    shared = conftest.read_bytes() if conftest.is_file() else b""
+    keys = {}
+    for path in sorted((root / "tests").rglob("*.py")):
+        text = path.read_bytes()
+        digest = hashlib.sha256(text + b"\0" + shared)
+        for package in _HARNESS:
+            if re.search(rb"^\s*(from|import)\s+" + package.encode() + rb"\b", text, re.MULTILINE):
+                digest.update(harness[package].encode())
+        keys[path.relative_to(root).as_posix()] = digest.hexdigest()
+    return keys
+
+
+def _invalidate_for_test_changes(root: Path) -> int:
+    """Reset cached verdicts that an edited, added or removed test file could change; returns how many.
+
+    Every verdict other than killed is re-tested when any test file changed (a
+    new test may kill it); a kill is re-tested when the file of the test that
+    killed it changed or is gone, or when its killer is unknown.
+    """
+    stored = root / "mutants" / TEST_KEYS
+    try:
+        previous = json.loads(stored.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    current = _test_keys(root)
+    changed = {name for name in previous.keys() | current.keys() if previous.get(name) != current.get(name)}
+    if not changed:
+        return 0
+    killers = _killers(root)
+    reset = 0
+    for path in source_files(root):
+        meta_path = root / "mutants" / f"{path}.meta"
+        meta = _load_meta(root, path)
+        codes = meta.get("exit_code_by_key", {})
+        dirty = False
+        for key, code in codes.items():
+            if code is None:
+                continue
+            killer = killers.get(key)
+            killer_file = killer.split("::", 1)[0] if killer else None
+            if status_of(code) not in DETECTED or killer_file is None or killer_file in changed:
+                codes[key] = None
+                dirty = True
+                reset += 1
+        if dirty:
+            meta_path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
+    return reset
+
+
+def _store_test_keys(root: Path) -> None:
+    (root / "mutants" / TEST_KEYS).write_text(json.dumps(_test_keys(root), indent=1), encoding="utf-8")
+
+
+def _snapshot(root: Path) -> dict[str, tuple]:
+    seen: dict[str, tuple] = {}
+    for path in source_files(root):
+        meta = _load_meta(root, path)
+        for key, code in meta.get("exit_code_by_key", {}).items():
+            seen[key] = (code, meta.get("durations_by_key", {}).get(key))
+    return seen
+
+
+def _load_meta(root: Path, path: Path) -> dict:
+    meta = root / "mutants" / f"{path}.meta"
+    try:
+        return json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _run_mutmut(root: Path, jobs: int, log: Path) -> tuple[int, str]:
+    env = dict(os.environ)
+    # The checkout must not shadow mutants/: mutmut puts mutants/ first on sys.path, PYTHONPATH would come before.
+    env.pop("PYTHONPATH", None)
+    env["MUTATIONS_KILLERS_FILE"] = str(root / "mutants" / KILLERS)
+    env.setdefault("PYTHONHASHSEED", "0")
+    command = [sys.executable, "-c", "import sys; from mutmut.__main__ import cli; sys.argv[0] = 'mutmut'; cli()",
+               "run", "--max-children", str(jobs)]
+    (root / "mutants").mkdir(exist_ok=True)
+    output: list[str] = []
+    last_status, last_shown = "", 0.0
+    with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", bufsize=1) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            # mutmut redraws a status line with carriage returns; keep the console readable.
+            shown = line.rsplit("\r", 1)[-1].strip()
+            if not shown:
+                continue
+            if "\u2800" <= shown[0] <= "\u28ff":
+                # A spinner redraw: show progress every few seconds, not every redraw.
+                last_status = shown
+                if time.monotonic() - last_shown < 5.0:
+                    continue
+                last_shown = time.monotonic()
+            sys.stdout.write(f"  mutmut| {shown}\n")
+            sys.stdout.flush()
+    if last_status:
+        sys.stdout.write(f"  mutmut| {last_status}\n")
+    text = "".join(output)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(text, encoding="utf-8")
+    return process.returncode, text
+
+
+def _killers(root: Path) -> dict[str, str]:
+    """The latest first failure recorded for each mutant; the file is compacted to one line per mutant."""
+    path = root / "mutants" / KILLERS
+    if not path.is_file():
+        return {}
+    latest: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, nodeid = line.partition("\t")
+        if "__mutmut_" in key and nodeid:
+            latest.pop(key, None)
+            latest[key] = nodeid
+    path.write_text("".join(f"{key}\t{nodeid}\n" for key, nodeid in latest.items()), encoding="utf-8")
+    return latest
+
+
+def _function_lines(source: str) -> dict[tuple[str | None, str], tuple[int, int]]:
+    """(class or None, function) -> (def line, end line) for top-level functions and methods."""
+    found: dict[tuple[str | None, str], tuple[int, int]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[(None, node.name)] = (node.lineno, node.end_lineno or node.lineno)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found[(node.name, item.name)] = (item.lineno, item.end_lineno or item.lineno)
+    return found
+
+
+def _wordy(text: str) -> bool:
+    return bool(text) and (text.isalnum() or text == "_")
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int] | None, orig_code: str) -> None:
+    """Fill the one-line diff, the replacement and the location of ``mutant`` in the original file."""
+    removed: list[tuple[int, str]] = []
+    added: list[str] = []
+    old_line = 0
+    for line in mutant.diff.splitlines():
+        hunk = _HUNK.match(line)
+        if hunk:
+            old_line = int(hunk.group(1))
+            continue
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("-"):
+            removed.append((old_line, line[1:]))
+            old_line += 1
+        elif line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith(" "):
+            old_line += 1
+    old_text = "\n".join(text for _, text in removed)
+    new_text = "\n".join(added)
+    mutant.one_line = f"`{' '.join(old_text.split())}` -> `{' '.join(new_text.split()) or '(removed)'}`"
+    if function is None or not removed:
+        mutant.line = mutant.end_line = function[0] if function else 1
+        mutant.replacement = new_text.strip()
+        return
+    code_lines = orig_code.splitlines()
+    def_index = next((i for i, text in enumerate(code_lines) if re.match(r"\s*(async\s+)?def\s", text)), 0)
+    first_relative, first_text = removed[0]
+    line = function[0] + (first_relative - 1 - def_index)
+    if not (0 < line <= len(source_lines)) or source_lines[line - 1].strip() != first_text.strip():
+        # The index and the file disagree (comments above the def, say): find the text inside the function.
+        candidates = [n for n in range(function[0], function[1] + 1) if source_lines[n - 1].strip() == first_text.strip()]
+        line = candidates[0] if candidates else function[0]
+    file_text = source_lines[line - 1]
+    indent = (len(file_text) - len(file_text.lstrip())) - (len(first_text) - len(first_text.lstrip()))
+    if len(removed) == 1 and len(added) == 1:
+        old, new = first_text, added[0]
+        prefix = 0
+        while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+            suffix += 1
+        # Widen to whole words, so `True` -> `None` reports the word, not the letters that differ.
+        while prefix > 0 and _wordy(old[prefix - 1]) and (_wordy(old[prefix:prefix + 1]) or _wordy(new[prefix:prefix + 1])):
+            prefix -= 1
+        while suffix > 0 and _wordy(old[len(old) - suffix]) and (
+            _wordy(old[len(old) - suffix - 1:len(old) - suffix]) or _wordy(new[len(new) - suffix - 1:len(new) - suffix])
+        ):
+            suffix -= 1
+        mutant.line = mutant.end_line = line
+        mutant.start_column = prefix + indent + 1
+        mutant.end_column = len(old) - suffix + indent + 1
+        mutant.replacement = new[prefix:len(new) - suffix]
+        return
+    mutant.line = line
+    mutant.end_line = min(line + len(removed) - 1, len(source_lines))
+    mutant.start_column = len(file_text) - len(file_text.lstrip()) + 1
+    mutant.end_column = len(source_lines[mutant.end_line - 1]) + 1
+    mutant.replacement = new_text.strip()
+
+
+def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
+    """Diffs come from mutmut's own code (what ``mutmut show NAME`` prints), read in this process for speed."""
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        import libcst
+        from mutmut.mutation.diff_apply import get_diff_for_mutant, read_functions_from_index
+        from mutmut.utils.format_utils import orig_function_and_class_names_from_key
+
+        functions_by_path = {path: _function_lines(text) for path, text in sources.items()}
+        for mutant in mutants:
+            try:
+                mutant.diff = get_diff_for_mutant(mutant.name, path=mutant.path)
+                pair = read_functions_from_index(mutant.name, mutant.path)
+                orig_code = libcst.Module([pair[0]]).code.strip() if pair else ""
+            except Exception as error:  # a stale or unreadable mutant must show up, not crash the report
+                mutant.diff = f"(no diff: {type(error).__name__}: {error})"
+                mutant.one_line = mutant.diff
+                continue
+            function_name, class_name = orig_function_and_class_names_from_key(mutant.name)
+            function = functions_by_path.get(mutant.path, {}).get((class_name, function_name.rpartition(".")[2]))
+            _describe(mutant, sources[mutant.path].splitlines(), function, orig_code)
+    finally:
+        os.chdir(previous)
+
+
+def _judge_equivalents(mutants: list[Mutant], listed: list[Equivalent]) -> list[str]:
+    problems = []
+    by_name = {mutant.name: mutant for mutant in mutants}
+    for entry in listed:
+        mutant = by_name.get(entry.name)
+        if mutant is None:
+            problems.append(f"listed equivalent is gone: {entry.name} ({entry.diff}); remove it from mutations/equivalents.toml")
+            continue
+        if mutant.one_line != entry.diff:
+            mutant.problem = f"listed as equivalent with diff {entry.diff}, but the mutant is now {mutant.one_line}"
+            problems.append(f"listed equivalent changed: {entry.name}: listed {entry.diff}, now {mutant.one_line}")
+            continue
+        if mutant.status == SURVIVED:
+            mutant.status = EQUIVALENT
+        elif mutant.status in DETECTED:
+            mutant.problem = "listed as equivalent but a test now kills it"
+            problems.append(f"listed equivalent is now killed: {entry.name} ({entry.diff}); remove it from mutations/equivalents.toml")
+    return problems
+
+
+def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> MutmutResult:
+    check_mutmut()
+    _sync_copies(root)
+    reset = _invalidate_for_test_changes(root)
+    if reset:
+        print(f"  mutations| tests changed since the last run: {reset} cached verdicts will be re-tested", flush=True)
+    before = _snapshot(root)
+    started = time.monotonic()
+    code, output = _run_mutmut(root, jobs, reports / "mutmut-run.log")
+    if code == 0:
+        _store_test_keys(root)
+    wall = time.monotonic() - started
+    rate = re.findall(r"([0-9.]+) mutations/second", output)
+    run_ok = code == 0
+    message = "ok" if run_ok else _failure_message(code, output)
+    sources = {str(path): (root / path).read_text(encoding="utf-8") for path in source_files(root)}
+    killers = _killers(root)
+    mutants: list[Mutant] = []
+    tested = 0
+    for path in source_files(root):
+        meta = _load_meta(root, path)
+        durations = meta.get("durations_by_key", {})
+        for key, exit_code in meta.get("exit_code_by_key", {}).items():
+            status = status_of(exit_code)
+            mutants.append(Mutant(name=key, path=str(path), exit_code=exit_code, status=status,
+                                  killer=killers.get(key) if status == KILLED else None))
+            if key not in before or before[key] != (exit_code, durations.get(key)):
+                tested += 1
+    _diffs(root, mutants, sources)
+    problems = _judge_equivalents(mutants, equivalents)
+    return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
+                        mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
+                        slow_tests=_slow_tests(root))
+
+
+def _slow_tests(root: Path) -> list[str]:
+    from mutations.pytest_plugin import slow_tests
+
+    try:
+        data = json.loads((root / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return slow_tests({str(k): float(v) for k, v in data.get("duration_by_test", {}).items()})
+
+
+def _failure_message(code: int, output: str) -> str:
+    lines = [line.rsplit("\r", 1)[-1].strip() for line in output.splitlines()]
+    meaningful = [line for line in lines if line and not line.startswith(("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"))]
+    for marker in ("Failed to run clean test", "failed to collect stats", "Stopping early", "FAILED: Unable to force", "Traceback"):
+        for line in meaningful:
+            if marker in line:
+                return f"exit {code}: {line}"
+    return f"exit {code}: {meaningful[-1] if meaningful else 'no output'}"
+
+
+def show(mutant: Mutant) -> str:
+    """What ``mutmut show NAME`` prints for this mutant."""
+    return f"# {mutant.name}: {mutant.status}\n{mutant.diff}"

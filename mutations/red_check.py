@@ -1,0 +1,162 @@
+"""The red check: the new tests, run against the earlier behaviour, must fail.
+
+Two scratch copies, each with one earlier behaviour put back behind the
+production interface:
+
+* ``earlier-budget``: ``guard/budget.py``'s ``RunProgressBudget`` becomes an
+  adapter over the reference rules (a verbatim copy of ``reference/budget.py``
+  placed inside ``guard/`` of the copy, so the copy's guard still imports
+  nothing from ``reference``). The seeds' arguments are accepted and ignored,
+  ``correct_fuse`` admits nothing, ``pending_correction`` is always None and
+  ``failure_ends`` answers by observing one failure on a copy.
+* ``earlier-lookup``: ``lookup_found_nothing`` always answers False, i.e.
+  every non-zero exit is a failure again.
+
+Each copy runs the whole pytest suite (no ``-x``); the failing tests are the
+ones that pin down the new behaviour. A copy on which nothing fails means the
+suite does not notice that the feature is missing, and fails the session.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+
+from mutations import scratch
+
+RED_TIMEOUT = 900.0
+
+_ADAPTER = '''
+
+# ---- red check: the earlier budget behind the production interface (scratch copy only) ----
+import copy as _red_copy
+import itertools as _red_itertools
+
+from guard import _earlier_budget as _red_earlier
+
+_RED_PROBES = _red_itertools.count()
+
+
+class RunProgressBudget(_red_earlier.ReferenceBudget):
+    """The reference rules with the production signature: new arguments ignored, nothing deferred or granted."""
+
+    def __init__(self, limits=None, **_ignored):
+        # Production Limits carries every field the reference reads, under the same names.
+        super().__init__(limits if limits is not None else Limits())
+        self.deferred = None
+        self.deferrals_used = 0
+        self.correction = None
+        self.corrected_kinds = set()
+        self.free_lookups_used = 0
+
+    def observe_result(self, call_id, tool, params, failed, pending=False, discovery=False, lane=None, **_ignored):
+        super().observe_result(call_id, tool, params, failed, pending=pending, discovery=discovery, lane=lane)
+
+    @property
+    def pending_correction(self):
+        return None
+
+    def correct_fuse(self, remedy):
+        return False
+
+    def failure_ends(self, lane=None, correctable=False, empty_lookup=False):
+        if self.terminal or self.rounds >= self.limits.rounds_without_progress:
+            return True
+        probe = _red_copy.deepcopy(self)
+        probe.observe_result(f"red-check-probe-{next(_RED_PROBES)}", "red-check-probe", None, True, lane=lane)
+        named = _red_earlier.lane_of(lane)
+        return probe.terminal or (named is not None and named in probe.exhausted_lanes)
+'''
+
+_LOOKUP_REVERT = '''
+
+# ---- red check: the lookup classifier before seed 000 (scratch copy only) ----
+def lookup_found_nothing(*_args, **_kwargs):
+    """Every non-zero exit is a failure again: no lookup ever counts as having found nothing."""
+    return False
+'''
+
+
+class RedCheckError(Exception):
+    """The earlier behaviour cannot be put back (its target code is missing)."""
+
+
+@attrs.define
+class Variant:
+    name: str
+    description: str
+    failing: list[str]
+    summary: str
+    problem: str | None
+    seconds: float
+
+
+def _earlier_budget(copy: Path) -> None:
+    budget = copy / "guard" / "budget.py"
+    text = budget.read_text(encoding="utf-8")
+    if "class RunProgressBudget" not in text or "from guard.limits import Limits" not in text:
+        raise RedCheckError("guard/budget.py: RunProgressBudget or its Limits import not found")
+    shutil.copyfile(copy / "reference" / "budget.py", copy / "guard" / "_earlier_budget.py")
+    budget.write_text(text + _ADAPTER, encoding="utf-8")
+
+
+def _earlier_lookup(copy: Path) -> None:
+    lookup = copy / "guard" / "lookup.py"
+    if not lookup.is_file():
+        raise RedCheckError("guard/lookup.py: file not found")
+    text = lookup.read_text(encoding="utf-8")
+    if not re.search(r"^def lookup_found_nothing\(", text, re.MULTILINE):
+        raise RedCheckError("guard/lookup.py: def lookup_found_nothing not found")
+    lookup.write_text(text + _LOOKUP_REVERT, encoding="utf-8")
+
+
+VARIANTS = (
+    ("earlier-budget", "the reference budget behind the production interface (new arguments ignored, no correct_fuse admission, pending_correction None)", _earlier_budget),
+    ("earlier-lookup", "lookup_found_nothing always False (every non-zero exit is a failure)", _earlier_lookup),
+)
+
+
+def _summary(tail: str) -> str:
+    for line in reversed(tail.splitlines()):
+        if re.search(r"\d+ (passed|failed|error)", line):
+            return line.strip("= ").strip()
+    return (tail.splitlines() or ["no output"])[-1]
+
+
+def _run_variant(root: Path, name: str, description: str, apply, durations: Path | None, work: Path) -> Variant:
+    parent = Path(tempfile.mkdtemp(prefix=f"red-{name}-", dir=work))
+    try:
+        copy = scratch.make(root, parent)
+        try:
+            apply(copy)
+        except RedCheckError as error:
+            return Variant(name, description, [], "", str(error), 0.0)
+        outcome = scratch.run_pytest(copy, f"red-check:{name}", durations, stop_at_first=False, timeout=RED_TIMEOUT)
+        problem = None
+        if outcome.exit_code is None:
+            problem = f"pytest timed out after {RED_TIMEOUT:.0f}s"
+        elif not outcome.failures:
+            problem = "no test fails against the earlier behaviour"
+        return Variant(name, description, list(outcome.failures), _summary(outcome.output_tail), problem, outcome.seconds)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def run(root: Path, jobs: int, durations: Path | None) -> list[Variant]:
+    work = Path(tempfile.mkdtemp(prefix="guard-red-check-"))
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_run_variant, root, name, description, apply, durations, work)
+                       for name, description, apply in VARIANTS]
+            return [future.result() for future in futures]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def failures(variants: list[Variant]) -> list[str]:
+    return [f"red check {variant.name}: {variant.problem}" for variant in variants if variant.problem]

@@ -1,0 +1,138 @@
+"""Scratch copies of the project, so that no mutation ever touches the working tree."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+
+from properties.paths import shared_dir
+
+#: Never copied: mutmut's workspace, virtualenvs, VCS data, outputs and caches.
+_SKIP = {"mutants", ".git", ".nox", "reports", "counterexamples", "__pycache__", ".hypothesis", ".pytest_cache",
+         "build", ".venv", "venv"}
+
+#: pytest options for every run on a scratch copy: fastest tests first, killers recorded, the report test left out.
+PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", "--ignore=tests/test_mutations_report.py")
+
+INVARIANT_ID = re.compile(r"\b([BHLN]\d{1,2})\b")
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    return {name for name in names if name in _SKIP or name.endswith((".egg-info", ".pyc"))}
+
+
+def make(root: Path, parent: Path) -> Path:
+    """Copy the project to ``parent/main`` with ``parent/shared`` pointing at the real shared folder."""
+    copy = parent / "main"
+    shutil.copytree(root, copy, ignore=_ignore, symlinks=True)
+    shared = parent / "shared"
+    if not shared.exists():
+        shared.symlink_to(shared_dir().resolve(), target_is_directory=True)
+    return copy
+
+
+def environment(copy: Path, label: str, killers: Path | None, durations: Path | None) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    env["PYTHONPATH"] = str(copy)
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["GUARD_SHARED"] = str(copy.parent / "shared")
+    # The deterministic Hypothesis profile is chosen by the presence of this variable (properties/profiles.py).
+    env["MUTANT_UNDER_TEST"] = label
+    env.pop("MUTATIONS_KILLERS_FILE", None)
+    if killers is not None:
+        env["MUTATIONS_KILLERS_FILE"] = str(killers)
+    if durations is not None and durations.is_file():
+        env["MUTATIONS_DURATIONS"] = str(durations)
+    return env
+
+
+@attrs.frozen
+class Outcome:
+    """One suite's run on a scratch copy."""
+
+    exit_code: int | None  # None: timed out
+    killer: str | None  # first failing test id or violated invariant id
+    output_tail: str
+    seconds: float
+    failures: tuple[str, ...] = ()
+
+
+def _tail(text: str, lines: int = 12) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bool, timeout: float,
+               extra: tuple[str, ...] = (), priority: list[str] | None = None) -> Outcome:
+    import time
+
+    killers = copy.parent / "pytest-failures.tsv"
+    killers.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "pytest", *PYTEST_ARGS, *(("-x",) if stop_at_first else ()), *extra]
+    env = environment(copy, label, killers, durations)
+    if priority:
+        first = copy.parent / "priority-tests.txt"
+        first.write_text("".join(f"{test}\n" for test in priority), encoding="utf-8")
+        env["MUTATIONS_PRIORITY"] = str(first)
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=copy, env=env, capture_output=True,
+                              text=True, errors="replace", timeout=timeout)
+        code: int | None = done.returncode
+        output = done.stdout + done.stderr
+    except subprocess.TimeoutExpired as expired:
+        code = None
+        output = (expired.stdout or b"").decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+    seconds = time.monotonic() - started
+    failures: list[str] = []
+    if killers.is_file():
+        for line in killers.read_text(encoding="utf-8", errors="replace").splitlines():
+            nodeid = line.partition("\t")[2]
+            if nodeid and nodeid not in failures:
+                failures.append(nodeid)
+    killer = failures[0] if failures else None
+    if killer is None and code not in (0, None):
+        killer = f"pytest exit {code}"
+    return Outcome(exit_code=code, killer=killer, output_tail=_tail(output), seconds=seconds, failures=tuple(failures))
+
+
+def run_properties(copy: Path, label: str, seed: int, timeout: float) -> Outcome:
+    """``python -m properties --mutants --seed N`` on the copy; the killer is the first invariant it names as violated."""
+    import time
+
+    command = [sys.executable, "-m", "properties", "--mutants", "--seed", str(seed)]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=copy, env=environment(copy, label, None, None), capture_output=True,
+                              text=True, errors="replace", timeout=timeout)
+        code: int | None = done.returncode
+        output = done.stdout + "\n" + done.stderr
+    except subprocess.TimeoutExpired as expired:
+        code = None
+        output = (expired.stdout or b"").decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+    seconds = time.monotonic() - started
+    return Outcome(exit_code=code, killer=violated_invariant(output) if code not in (0, None) else None,
+                   output_tail=_tail(output), seconds=seconds)
+
+
+def violated_invariant(output: str) -> str | None:
+    """The first invariant id on a line that reports a violation (or a failure), else None."""
+    for line in output.splitlines():
+        if re.search(r"violat|FAIL|fail", line):
+            found = INVARIANT_ID.search(line)
+            if found:
+                return found.group(1)
+    return None
+
+
+def properties_missing(outcome: Outcome) -> bool:
+    return outcome.exit_code not in (0, None) and (
+        "No module named properties.__main__" in outcome.output_tail
+        or "'properties' is a package and cannot be directly executed" in outcome.output_tail
+    )

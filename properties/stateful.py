@@ -1,0 +1,307 @@
+"""Hypothesis state machines: every copy through the same events, every invariant at every step.
+
+One machine, ``BudgetMachine``. Its rules build events (model rounds, results
+with every lane value and flag, duplicate and unusable call ids, bursts of
+empty lookups, failure streaks on one counter, idle stretches, the first call
+after a trip, ``stop()``) and hand each to ``Monitor.step``; a violation fails
+the example with the invariant's message and Hypothesis shrinks it.
+
+Rules are chosen roughly uniformly, which starves deep states, so:
+
+* each example draws *swarm weights* at ``@initialize`` (how often results
+  fail, carry a lane, are correctable, corrected, refusals, empty lookups,
+  duplicates); some examples are all lookups, some all failures at the fuse;
+* several rules emit a burst (a streak of failures on one counter up to its
+  fuse, up to 13 empty lookups, up to 9 idle rounds), so a 50-step example
+  reaches the total cap, the 13th lookup and the rounds cap;
+* what an example reached is recorded with ``hypothesis.event()`` and counted
+  in the module-level ``TALLY`` (the coverage counts of ``invariants.md``).
+
+The copies use each budget's own defaults and the monitor judges against
+``SPEC_LIMITS`` (see ``properties.bulk``). ``run_stateful`` runs the machine
+programmatically with a seed (``@seed``) and a profile from
+``properties.profiles``; the same seed replays the same examples.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, event, settings, strategies as st
+from hypothesis import seed as hypothesis_seed
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+
+from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
+from properties.bulk import BAD_IDS, KINDS, LANE_VALUES, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
+from properties.events import Event, Result
+from properties.invariants import Monitor, Tally, Violation, new_monitor
+
+#: Everything the machine checked since the last ``reset()``; the CLI merges it into the run's total.
+TALLY = Tally()
+#: The events and violation of the last failing example (after shrinking: the minimal one).
+LAST_FAILURE: "list[Any]" = []
+#: Invariant ids to check (None: all); set by ``run_stateful``.
+_ONLY: "tuple[Any, ...] | None" = None
+#: Makes the copies of each trace; tests replace it to plant a bug and see the machine find it.
+COPIES = default_copies
+#: Per-example flags reached, counted once per example: name -> number of examples.
+REACHED: dict[str, int] = {}
+
+P = st.integers(0, 99)
+
+
+def reset() -> None:
+    global TALLY
+    TALLY = Tally()
+    LAST_FAILURE.clear()
+    REACHED.clear()
+
+
+class BudgetMachine(RuleBasedStateMachine):
+    """All copies, one trace, one monitor; rules weighted per example (swarm testing)."""
+
+    @initialize(
+        fail=st.sampled_from((20, 50, 70, 90)),
+        lane=st.sampled_from((0, 30, 60, 90)),
+        correctable=st.sampled_from((0, 40, 80)),
+        corrected=st.sampled_from((0, 40, 80)),
+        refusal=st.sampled_from((0, 40, 90)),
+        lookup=st.sampled_from((0, 20, 60)),
+        duplicate=st.sampled_from((0, 10, 30)),
+        palette=st.sampled_from((10, 60, 95)),
+        stops=st.sampled_from((0, 0, 5)),
+    )
+    def start(self, **weights: int) -> None:
+        self.weights = weights
+        self.ids: list[str] = []
+        self.lane: Any = None
+        self._new_trace()
+
+    def _new_trace(self) -> None:
+        """A fresh run for every copy. An example starts one whenever the last has stopped for good."""
+        self.budgets = COPIES()
+        options: dict[str, Any] = {}
+        if _ONLY is not None:
+            options["invariants"] = _ONLY
+        self.monitor: Monitor = new_monitor(SPEC_LIMITS, TALLY, self.budgets, **options)
+        self.events: list[Event] = []
+        self.reached: set[str] = set()
+        self.tail = 0
+
+    # -- helpers -------------------------------------------------------------
+
+    def _step(self, item: Event) -> None:
+        self.events.append(item)
+        before = dict(TALLY.coverage)
+        found = self.monitor.step(item)
+        for name, count in TALLY.coverage.items():
+            if count != before[name] and name not in self.reached:
+                self.reached.add(name)
+                REACHED[name] = REACHED.get(name, 0) + 1
+                event(f"reached: {name}")
+        if found:
+            LAST_FAILURE[:] = [list(self.events), found[0]]
+            raise AssertionError("\n".join(f"VIOLATED {v.invariant} {v}" for v in found))
+        if all(b.terminal and getattr(b, "correction", None) is None for b in self.budgets.values()):
+            # Stopped for good: a few more receipts exercise stickiness (B12), then a new run keeps steps useful.
+            self.tail += 1
+            if self.tail > 3:
+                event("a run ended and a new one started")
+                self._new_trace()
+
+    def _fresh(self) -> str:
+        call_id = f"s{len(self.ids)}"
+        self.ids.append(call_id)
+        return call_id
+
+    def _lane(self, pick: int, sticky: int) -> Any:
+        if sticky < 60 and self.events:
+            return self.lane
+        self.lane = LANE_VALUES[pick % len(LANE_VALUES)] if pick < self.weights["lane"] else None
+        return self.lane
+
+    # -- rules -----------------------------------------------------------------
+
+    @rule(r=st.tuples(P, P, P, P, P, P, P, P, P), kind=st.sampled_from(KINDS), params=st.integers(0, len(PARAMS) - 1))
+    def result(self, r: tuple[int, ...], kind: str, params: int) -> None:
+        """One receipt; failure, lane and flags follow this example's weights."""
+        w = self.weights
+        failed = r[0] < w["fail"]
+        lane = self._lane(r[1], r[2])
+        if failed:
+            item = Result(
+                self._fresh(), "exec", PARAMS[params], True, lane=lane,
+                correctable=r[3] < w["correctable"], corrected=r[4] < 5,
+                correctable_refusal=kind if r[5] < w["refusal"] else None,
+                empty_lookup=r[6] < w["lookup"],
+            )
+        else:
+            same = r[7] < w["palette"]
+            item = Result(
+                self._fresh(), "read", PARAMS[params] if same else {"n": len(self.ids)}, False, lane=lane,
+                corrected=r[4] < w["corrected"], pending=r[8] < 8, discovery=r[8] >= 92,
+            )
+        self._step(item)
+
+    @rule(lane=st.sampled_from(LANE_VALUES), count=st.integers(1, 4), correctable=st.booleans(), kind=st.sampled_from((None,) + KINDS))
+    def failure_streak(self, lane: Any, count: int, correctable: bool, kind: str | None) -> None:
+        """Failures on one counter up to its fuse; the last one may be correctable (a deferral) or a refusal."""
+        for index in range(count):
+            last = index == count - 1
+            self._step(Result(
+                self._fresh(), "exec", None, True, lane=lane,
+                correctable=correctable and last, correctable_refusal=kind if last and lane is None else None,
+            ))
+
+    @rule(lane=st.sampled_from(LANE_VALUES), corrected=st.booleans(), tool=st.sampled_from(("inspect", "tool_search", "read")))
+    def success(self, lane: Any, corrected: bool, tool: str) -> None:
+        """A success that may rescue (corrected, in a lane or none) or be discovery."""
+        self._step(Result(self._fresh(), tool, {"n": len(self.ids)}, False, lane=lane, corrected=corrected))
+
+    @precondition(lambda self: self.weights["lookup"] > 0)
+    @rule(count=st.integers(1, 13), lane=st.sampled_from(LANE_VALUES), with_rounds=st.sampled_from((False, False, True)))
+    def lookups(self, count: int, lane: Any, with_rounds: bool) -> None:
+        """A burst of empty lookups (the 13th of a run is an ordinary failure), maybe between model rounds."""
+        for _ in range(count):
+            if with_rounds:
+                self._step(ROUND)
+            self._step(Result(self._fresh(), "exec", {"q": "grep"}, True, lane=lane, empty_lookup=True))
+
+    @rule(count=st.sampled_from((1, 1, 1, 2, 3, 5, 9)))
+    def idle(self, count: int) -> None:
+        """Model rounds without progress."""
+        for _ in range(count):
+            self._step(ROUND)
+
+    @rule(remedy=st.booleans())
+    def first_call(self, remedy: bool) -> None:
+        """The first tool call after a trip: the remedy of a pending refusal, or not."""
+        self._step(REMEDY if remedy else NO_REMEDY)
+
+    @precondition(lambda self: self.weights["duplicate"] > 0 and bool(self.ids))
+    @rule(back=st.integers(1, 30), failed=st.booleans())
+    def duplicate(self, back: int, failed: bool) -> None:
+        """A receipt reusing an earlier call id: ignored."""
+        call_id = self.ids[max(0, len(self.ids) - back)]
+        self._step(Result(call_id, "exec", None, failed))
+
+    @rule(bad=st.sampled_from(BAD_IDS), failed=st.booleans())
+    def unusable_id(self, bad: Any, failed: bool) -> None:
+        self._step(Result(bad, "exec", None, failed))
+
+    @precondition(lambda self: self.weights["stops"] > 0)
+    @rule(r=P)
+    def stop(self, r: int) -> None:
+        """Another guard stops the run (rarely, and only in examples that allow it)."""
+        if r < 20:
+            self._step(STOP)
+
+    @rule(lane=st.sampled_from(LANE_VALUES), correctable=st.sampled_from((True, True, False)), kind=st.sampled_from((None,) + KINDS))
+    def to_the_fuse(self, lane: Any, correctable: bool, kind: str | None) -> None:
+        """Plain failures on one counter until it stands one below its fuse, then one that would trip it."""
+        budget = self.budgets["P"]
+        fuse = SPEC_LIMITS.consecutive_failures
+        counter = lane if lane in ("workspace", "extension") else None
+        count = budget.lane_failures[counter] if counter else budget.consecutive
+        for _ in range(max(0, fuse - 1 - count)):
+            self._step(Result(self._fresh(), "exec", None, True, lane=lane))
+        self._step(Result(self._fresh(), "exec", None, True, lane=lane, correctable=correctable, correctable_refusal=kind if counter is None else None))
+
+    @precondition(lambda self: self.weights["refusal"] > 0)
+    @rule(kind=st.sampled_from(KINDS), remedy=st.sampled_from((True, True, False)), after=st.sampled_from(("fail", "ok", "round", "none")))
+    def refusal_trip(self, kind: str, remedy: bool, after: str) -> None:
+        """Global failures up to the fuse, the last a refusal naming its remedy, then the first call after the trip."""
+        budget = self.budgets["P"]
+        for _ in range(max(0, SPEC_LIMITS.consecutive_failures - 1 - budget.consecutive)):
+            self._step(Result(self._fresh(), "exec", None, True))
+        self._step(Result(self._fresh(), "write", None, True, correctable_refusal=kind))
+        self._step(REMEDY if remedy else NO_REMEDY)
+        if after == "fail":
+            self._step(Result(self._fresh(), "write", None, True, correctable_refusal=KINDS[1 - KINDS.index(kind)]))
+        elif after == "ok":
+            self._step(Result(self._fresh(), "write", {"n": len(self.ids)}, False))
+        elif after == "round":
+            self._step(ROUND)
+
+    @rule(pick=P, other=st.sampled_from(LANE_VALUES))
+    def resolve_wait(self, pick: int, other: Any) -> None:
+        """The result after a charge started waiting: mostly a passing correction in its lane."""
+        waiting = self.budgets["P"].deferred
+        lane = waiting if waiting in ("workspace", "extension") else other
+        if pick < 70:
+            self._step(Result(self._fresh(), "inspect", {"n": len(self.ids)}, False, lane=lane, corrected=True))
+        elif pick < 80:
+            self._step(Result(self._fresh(), "inspect", {"n": len(self.ids)}, False, lane=other, corrected=True))
+        elif pick < 90:
+            self._step(Result(self._fresh(), "tool_search", None, False, lane=lane))
+        else:
+            self._step(Result(self._fresh(), "exec", None, True, lane=lane))
+
+    @invariant()
+    def reached_states(self) -> None:
+        """Label where the example is, for ``--hypothesis-show-statistics``-style summaries."""
+        budget = self.budgets["P"]
+        if budget.deferred is not None:
+            event("P: a charge waits")
+        if budget.terminal and budget.correction is not None:
+            event("P: a remedy is pending")
+
+
+@attrs.define
+class StatefulResult:
+    seed: int
+    profile: str
+    examples: int
+    steps: int = 0
+    seconds: float = 0.0
+    failure: "tuple[list[Event], Violation] | None" = None
+    error: str = ""
+    reached: dict[str, int] = attrs.field(factory=dict)
+
+
+def run_stateful(
+    seed: int, profile: str, tally: Tally, *, examples: int | None = None, steps_per_example: int = 50,
+    only: tuple[Any, ...] | None = None, shrink: bool = True,
+) -> StatefulResult:
+    """Run the machine with ``seed`` under ``profile``; merge what it checked into ``tally``."""
+    global _ONLY
+    reset()
+    _ONLY = only
+    base = settings.get_profile(profile)
+    chosen = settings(
+        base,
+        max_examples=examples if examples is not None else base.max_examples,
+        stateful_step_count=steps_per_example,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        # No explicit, reuse or explain phases: the seed alone decides what runs. Without shrinking
+        # (mutation runs only need the verdict) a failure is reported as found.
+        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    machine = type("BudgetMachine", (BudgetMachine,), {})
+    hypothesis_seed(seed)(machine)
+    result = StatefulResult(seed=seed, profile=profile, examples=chosen.max_examples)
+    start = time.perf_counter()
+    try:
+        run_state_machine_as_test(machine, settings=chosen)
+    except AssertionError as error:
+        if LAST_FAILURE:
+            result.failure = (LAST_FAILURE[0], LAST_FAILURE[1])
+        else:
+            result.error = str(error).splitlines()[0] if str(error) else type(error).__name__
+    except Exception as error:  # a crash inside the subject is a finding too, not a harness error
+        result.error = f"{type(error).__name__}: {error}"
+    finally:
+        _ONLY = None
+    result.seconds = time.perf_counter() - start
+    result.steps = TALLY.steps
+    result.reached = dict(REACHED)
+    if result.failure is not None:
+        # Shrinking replays many failing examples; the run reports the minimal one.
+        TALLY.violations[:] = [result.failure[1]]
+    tally.merge(TALLY)
+    return result

@@ -1,0 +1,253 @@
+"""The exhaustive explorer (driver 2): its proofs, its canonical states and its counterexamples.
+
+Expected values come from ``shared/spec/budget.md`` (the limits table, the
+deferral rule) and ``shared/spec/invariants.md`` (which invariant a broken
+rule breaks), never from the explorer's own output.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import deque
+
+import attrs
+import pytest
+
+import properties.copies
+from guard.budget import RunProgressBudget
+from guard.limits import Limits
+from properties import explorer
+from properties.copies import ALL_COPIES, new_copies
+from properties.events import FirstCall, Result, Round, Stop
+from properties.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
+from properties.invariants import CATALOGUE, Monitor, Tally
+
+#: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
+SPEC_NUMBERS = {
+    "consecutive_failures": 4,
+    "total_failures": 12,
+    "rounds_without_progress": 8,
+    "identical_successes": 2,
+    "corrected_attempts": 2,
+    "free_empty_lookups": 12,
+    "seen_calls": 256,
+    "successes": 128,
+}
+
+TINY = Config("tiny c2 t2", Limits(
+    consecutive_failures=2, total_failures=2, rounds_without_progress=1, identical_successes=1,
+    corrected_attempts=2, free_empty_lookups=1, seen_calls=1, successes=1,
+), None)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[explorer.ExplorerResult, Tally]:
+    tally = Tally()
+    result = run_explorer(True, tally, tmp_path_factory.mktemp("counterexamples"))
+    print(result.render())
+    return result, tally
+
+
+def test_quick_configurations_hold_and_exercise_every_invariant(quick_run):
+    result, tally = quick_run
+    assert result.ok, result.render()
+    assert result.counterexample is None
+    for row in result.rows:
+        assert row.violations == ()
+        assert row.finished
+        assert row.states > 1 and row.edges >= row.states - 1
+        if row.max_depth is None:
+            assert row.complete, f"{row.name} stopped before its fixpoint"
+        else:
+            assert row.depth == row.max_depth
+    for invariant in CATALOGUE:
+        assert tally.checked[invariant.id] > 0, invariant.id
+        assert tally.status(invariant.id) == "held", f"{invariant.id} is {tally.status(invariant.id)}"
+
+
+def test_quick_set_proves_at_least_one_scope_to_its_fixpoint(quick_run):
+    result, _ = quick_run
+    assert any(row.max_depth is None and row.complete for row in result.rows)
+
+
+def test_default_set_has_the_scopes_the_brief_asks_for():
+    configs = configurations(False)
+    assert any(
+        c.max_depth is None and c.limits.consecutive_failures == 3 and c.limits.total_failures == 5 for c in configs
+    ), "a complete proof with consecutive 3 and total 5"
+    real = [c for c in configs if c.max_depth is not None]
+    assert real, "the real limits to a fixed depth"
+    for config in real:
+        assert config.limits == Limits()
+        assert attrs.asdict(config.oracle) == SPEC_NUMBERS
+    # Every small scope is explored to its fixpoint.
+    assert all(c.max_depth is None for c in configs if c.limits != Limits())
+
+
+def test_a_search_cut_short_is_not_a_proof():
+    row = explore(TINY, Tally(), max_states=10)
+    assert not row.complete and not row.finished
+    assert not explorer.ExplorerResult((row,)).ok
+
+
+def test_runs_are_deterministic_and_workers_change_nothing():
+    first = explore(TINY, Tally(), keep_states=True)
+    second = explore(TINY, Tally(), keep_states=True)
+    forked = explore(TINY, Tally(), keep_states=True, workers=2)
+    for other in (second, forked):
+        assert (other.states, other.edges, other.depth, other.complete) == (first.states, first.edges, first.depth, first.complete)
+        assert other.reached == first.reached
+
+
+# -- canonical states -----------------------------------------------------------
+
+
+def test_canonical_search_reaches_exactly_the_canonical_images_of_the_plain_search():
+    """Symmetry and forgetting stopped copies merge states; they must neither lose nor invent any."""
+    # One fingerprint keeps the plain search (about 10,000 states) affordable in a unit test.
+    scope = attrs.evolve(TINY, fingerprints=False)
+    plain_canon = Canon(ordered_ids=True, symmetry=False, drop_dead=False)
+    plain = explore(scope, Tally(), canon=plain_canon, keep_states=True)
+    reduced = explore(scope, Tally(), keep_states=True)
+    print(f"plain {plain.states} states, reduced {reduced.states}")
+    assert plain.complete and reduced.complete
+    assert plain.violations == () and reduced.violations == ()
+    assert plain.states > reduced.states, "the reductions should merge something"
+    prototypes = explorer._prototypes(scope)
+    canon = explorer._canon_for(scope)
+    images = {encode(decode(key, prototypes), key[3], canon) for key in plain.reached}
+    assert images == set(reduced.reached)
+
+
+def test_decoding_a_canonical_state_gives_it_back():
+    result = explore(TINY, Tally(), keep_states=True)
+    prototypes = explorer._prototypes(TINY)
+    canon = explorer._canon_for(TINY)
+    for key in result.reached:
+        assert encode(decode(key, prototypes), key[3], canon) == key
+
+
+def test_lane_mirror_images_are_one_state():
+    budgets = [copy.deepcopy(b) for b in new_copies(TINY.limits).values()]
+    mirror = [copy.deepcopy(b) for b in budgets]
+    for budget in budgets:
+        budget.observe_result("x", "exec", None, True, lane="workspace")
+    for budget in mirror:
+        budget.observe_result("x", "exec", None, True, lane="extension")
+    history = Monitor(limits=TINY.limits, tally=Tally(), budgets=new_copies(TINY.limits)).history()
+    canon = Canon(ordered_ids=True)
+    assert encode(budgets, history, canon) == encode(mirror, history, canon)
+    assert encode(budgets, history, attrs.evolve(canon, symmetry=False)) != encode(mirror, history, attrs.evolve(canon, symmetry=False))
+
+
+def _random_trace(seed: int, length: int) -> list:
+    rng = random.Random(seed)
+    events = []
+    for index in range(length):
+        roll = rng.random()
+        if roll < 0.15:
+            events.append(Round())
+        elif roll < 0.18:
+            events.append(Stop())
+        elif roll < 0.25:
+            events.append(FirstCall(remedy=rng.random() < 0.7))
+        else:
+            events.append(Result(
+                f"id{rng.randrange(index + 1)}" if rng.random() < 0.2 else f"new{index}",
+                rng.choice(["read", "exec", "tool_search"]), {"k": rng.randrange(3)}, rng.random() < 0.5,
+                pending=rng.random() < 0.1, lane=rng.choice([None, "workspace", "extension", "fake-lane"]),
+                correctable=rng.random() < 0.3, corrected=rng.random() < 0.3,
+                correctable_refusal=rng.choice([None, None, "k1", "k2"]), empty_lookup=rng.random() < 0.2,
+            ))
+    return events
+
+
+def _fields(budget) -> tuple:
+    out = []
+    for field in attrs.fields(type(budget)):
+        value = getattr(budget, field.name)
+        if isinstance(value, dict):
+            value = ("dict", list(value.items()))
+        elif isinstance(value, deque):
+            value = ("deque", list(value))
+        elif isinstance(value, set):
+            value = ("set", sorted(value))
+        out.append((field.name, value))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_clone_equals_a_deepcopy_and_shares_no_container(seed):
+    print(f"seed {seed}")
+    limits = Limits(seen_calls=3, successes=2)
+    monitor = Monitor(limits=limits, tally=Tally(), budgets=new_copies(limits))
+    for event in _random_trace(seed, 80):
+        monitor.step(event)
+        for budget in monitor.budgets.values():
+            twin = explorer.clone(budget)
+            assert type(twin) is type(budget)
+            assert _fields(twin) == _fields(copy.deepcopy(budget))
+            for field in attrs.fields(type(budget)):
+                value = getattr(budget, field.name)
+                if isinstance(value, (dict, set, deque)):
+                    assert getattr(twin, field.name) is not value, field.name
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_restoring_a_history_gives_the_same_history(seed):
+    print(f"seed {seed}")
+    limits = Limits()
+    monitor = Monitor(limits=limits, tally=Tally(), budgets=new_copies(limits))
+    fresh = Monitor(limits=limits, tally=Tally(), budgets=new_copies(limits))
+    for event in _random_trace(seed, 60):
+        monitor.step(event)
+        explorer.restore_history(fresh, monitor.history())
+        assert fresh.history() == monitor.history()
+
+
+# -- planted bugs ----------------------------------------------------------------
+
+
+class ForgivesAnySuccess(RunProgressBudget):
+    """Seed 001 broken: every success counts as a passing correction, so any read rescues a waiting charge."""
+
+    def observe_result(self, call_id, tool, params, failed, *args, **kwargs):
+        if not failed:
+            kwargs["corrected"] = True
+        return super().observe_result(call_id, tool, params, failed, *args, **kwargs)
+
+
+def test_a_planted_forgiveness_bug_is_found_with_the_shortest_trace(monkeypatch, tmp_path):
+    monkeypatch.setattr(properties.copies, "RunProgressBudget", ForgivesAnySuccess)
+    tally = Tally()
+    # Total 3: room for a failure, a waiting one, and the success after it (at total 2 the wait hits the cap).
+    scope = attrs.evolve(TINY, name="c2 t3", limits=attrs.evolve(TINY.limits, total_failures=3))
+    result = run_explorer(True, tally, tmp_path, configs=[scope])
+    row = result.rows[0]
+    assert not result.ok
+    # invariants.md B7: a waiting charge is forgiven only by a corrected success.
+    assert "B7" in {violation.invariant for violation in row.violations}
+    assert tally.status("B7") == "violated"
+    # budget.md rule 3: with the fuse at 2, one failure brings the count to 1, a correctable one waits
+    # (its charge would trip), and the next success is the first chance to forgive: 3 events.
+    assert len(row.path) == scope.limits.consecutive_failures + 1
+    counterexample = result.counterexample
+    assert counterexample is not None and counterexample.driver == "explorer"
+    assert counterexample.path.is_file() and counterexample.path.parent == tmp_path
+    assert len(counterexample.events) <= len(row.path)
+    assert "COUNTEREXAMPLE from explorer" in counterexample.render()
+
+
+def test_a_changed_default_limit_is_caught_at_the_real_limits():
+    """The real-limits run holds ``Limits()`` to budget.md's numbers: a fuse of 5 stops one failure late."""
+    config = Config("fuse 5", Limits(consecutive_failures=5), 5, explorer.SPEC_LIMITS)
+    row = explore(config, Tally())
+    assert row.violation is not None and row.violation.invariant == "B1"
+    # budget.md: the reference stops at the 4th consecutive failure; production with a fuse of 5 does not.
+    assert len(row.path) == SPEC_NUMBERS["consecutive_failures"]
+
+
+def test_spec_limits_are_the_numbers_of_budget_md():
+    assert attrs.asdict(explorer.SPEC_LIMITS) == SPEC_NUMBERS
+    assert attrs.asdict(Limits()) == SPEC_NUMBERS

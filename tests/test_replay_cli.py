@@ -1,0 +1,224 @@
+"""The reviewer's replay tool: ``python -m properties.replay`` (``nox -s replay``).
+
+The summaries asserted here restate the fixture README (strixy: the
+reference stops after call 11 and production is still open with its wait
+pending; mac-mini: 12 and open; laptop: 40 on both; photo-renamer: the
+remedy is admitted on production only).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from properties import replay
+from properties.events import FirstCall, Result, Round
+from properties.paths import ROOT
+from properties.trace import SCHEMA, Trace, save_trace
+
+SUMMARIES = {
+    "strixy-r107": "reference stops after call 11; production open (waiting: global)",
+    "mac-mini-r106": "reference stops after call 12; production open (waiting: global)",
+    "windows-laptop-wsl-beta-r107": "reference stops after call 40; production stops after call 40",
+    "photo-renamer-bfb62a2b": "reference stops after call 6; production open (tripped after call 6; "
+                              "remedy admitted at call 7)",
+}
+
+
+def run_main(capsys, *argv: str) -> tuple[int, str, str]:
+    code = replay.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tables(out: str) -> dict[str, list[str]]:
+    """Each trace's lines, by the name in its ``== name`` heading."""
+    found: dict[str, list[str]] = {}
+    name = None
+    for line in out.splitlines():
+        if line.startswith("== "):
+            name = line[3:].split(" (")[0]
+            found[name] = []
+        elif name is not None:
+            found[name].append(line)
+    return found
+
+
+def test_recorded_sessions_summaries(capsys, fixtures_dir) -> None:
+    code, out, err = run_main(capsys)
+    assert code == 0, err
+    found = tables(out)
+    assert list(found) == list(SUMMARIES)
+    for name, summary in SUMMARIES.items():
+        assert summary in found[name], (name, found[name][-3:])
+
+
+def test_tables_fit_in_100_columns(capsys, fixtures_dir) -> None:
+    code, out, _ = run_main(capsys)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_strixy_rows_mark_the_divergence(capsys, fixtures_dir) -> None:
+    code, out, _ = run_main(capsys, "--name", "strixy")
+    assert code == 0
+    rows = [line for line in tables(out)["strixy-r107"] if re.match(r"\s*\d+ call ", line)]
+    assert len(rows) == 11
+    assert all(not line.endswith("<") for line in rows[:10])
+    _, reference, production = rows[-1].split("|")
+    # Call 11: the reference stops at consecutive 4, total 4; production waits with consecutive 3.
+    assert reference.split() == ["4", "4", "-", "-", "yes"]
+    assert production.split() == ["3", "4", "global", "-", "-", "<<"]
+    assert "result failed C" in rows[-1]
+
+
+def test_photo_renamer_table_shows_the_admission(capsys, fixtures_dir) -> None:
+    code, out, _ = run_main(capsys, "--name", "photo")
+    assert code == 0
+    lines = tables(out)["photo-renamer-bfb62a2b"]
+    assert any("first_call remedy yes" in line for line in lines)
+    assert any("R:pfw" in line for line in lines)
+    assert "kinds: pfw = playground-first-write" in lines
+
+
+def test_json_rows(capsys, fixtures_dir) -> None:
+    code, out, _ = run_main(capsys, "--json", "--name", "strixy")
+    assert code == 0
+    document = json.loads(out)
+    (trace,) = document["traces"]
+    assert trace["name"] == "strixy-r107"
+    assert trace["summary"] == SUMMARIES["strixy-r107"]
+    assert len(trace["rows"]) == 22
+    last = trace["rows"][-1]
+    assert last["label"] == "call 11"
+    assert last["reference"]["stopped"] is True and last["reference"]["consecutive"] == 4
+    assert last["production"]["stopped"] is False and last["production"]["waiting"] == "global"
+    assert last["trace_event"]["event"] == "result" and last["trace_event"]["correctable"] is True
+
+
+def test_subprocess_run(fixtures_dir) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "properties.replay", "--name", "mac-mini"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert SUMMARIES["mac-mini-r106"] in done.stdout.splitlines()
+
+
+def remedy_trace(remedy: bool) -> Trace:
+    events = []
+    for index in range(4):
+        events += [Round(), Result(call_id=f"r{index}", tool="exec", params={"i": index}, failed=True,
+                                   correctable_refusal="playground-project-path", label=f"call {index + 1}")]
+    events += [Round(), FirstCall(remedy=remedy, label="call 5"),
+               Result(call_id="w", tool="write", params={"path": "Playground/x/y.py"}, label="call 5")]
+    return Trace(name=f"remedy-{remedy}", events=tuple(events))
+
+
+@pytest.mark.parametrize(
+    "remedy, summary",
+    [
+        (True, "reference stops after call 4; production open (tripped after call 4; remedy admitted at call 5)"),
+        (False, "reference stops after call 4; production stops after call 4"),
+    ],
+)
+def test_trace_file(capsys, tmp_path: Path, remedy: bool, summary: str) -> None:
+    path = save_trace(remedy_trace(remedy), tmp_path / "trace.json")
+    code, out, err = run_main(capsys, str(path))
+    assert code == 0, err
+    assert out.splitlines()[-1] == summary
+
+
+def test_two_trace_files_and_lanes(capsys, tmp_path: Path) -> None:
+    lane = Trace(name="lane", events=tuple(
+        Result(call_id=f"l{index}", tool="exec", failed=True, correctable=index == 3, lane="workspace",
+               label=f"call {index + 1}") for index in range(4)))
+    first = save_trace(lane, tmp_path / "lane.json")
+    second = save_trace(remedy_trace(True), tmp_path / "remedy.json")
+    code, out, _ = run_main(capsys, str(first), str(second))
+    assert code == 0
+    found = tables(out)
+    assert list(found) == ["lane", "remedy-True"]
+    assert "reference open; production open (waiting: workspace)" in found["lane"]
+    assert any("L:workspace" in line for line in found["lane"])
+
+
+def test_rounds_cap_stop_is_named_by_step(capsys, tmp_path: Path) -> None:
+    path = save_trace(Trace(name="idle", events=tuple(Round() for _ in range(9))), tmp_path / "idle.json")
+    code, out, _ = run_main(capsys, str(path))
+    assert code == 0
+    assert out.splitlines()[-1] == "reference stops after step 9 (round); production stops after step 9 (round)"
+
+
+# -- malformed input --------------------------------------------------------------------------------
+
+
+def write(tmp_path: Path, name: str, content: str) -> Path:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+def good_result(**fields) -> dict:
+    return {"event": "result", "call_id": "c1", "tool": "exec", "failed": True, **fields}
+
+
+MALFORMED = [
+    ("bad-json.json", "{\"schema\": ", "bad-json.json: line 1"),
+    ("wrong-schema.json", json.dumps({"schema": "guard-trace/0", "events": []}), "wrong-schema.json: schema"),
+    ("flag.json", json.dumps({"schema": SCHEMA, "events": [good_result(failed="yes")]}),
+     "flag.json: events[0].failed"),
+    ("call-id.json", json.dumps({"schema": SCHEMA, "events": [{"event": "result", "failed": True}]}),
+     "call-id.json: events[0].call_id"),
+    ("lane.json", json.dumps({"schema": SCHEMA, "events": [{"event": "round"}, good_result(lane=3)]}),
+     "lane.json: events[1].lane"),
+]
+
+
+@pytest.mark.parametrize("name, content, expected", MALFORMED, ids=[row[0] for row in MALFORMED])
+def test_malformed_file_exits_2_with_one_line(capsys, tmp_path: Path, name: str, content: str, expected: str) -> None:
+    path = write(tmp_path, name, content)
+    code, out, err = run_main(capsys, str(path))
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1, err
+    assert expected in err
+    assert str(tmp_path) in err
+
+
+def test_missing_file_exits_2(capsys, tmp_path: Path) -> None:
+    code, out, err = run_main(capsys, str(tmp_path / "nowhere.json"))
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert "nowhere.json" in err and "not found" in err
+
+
+def test_a_bad_file_after_a_good_one_prints_nothing(capsys, tmp_path: Path) -> None:
+    good = save_trace(remedy_trace(True), tmp_path / "good.json")
+    bad = write(tmp_path, "bad.json", "[]")
+    code, out, err = run_main(capsys, str(good), str(bad))
+    assert code == 2 and out == ""
+    assert "bad.json" in err and len(err.splitlines()) == 1
+
+
+def test_unknown_name_exits_2(capsys, fixtures_dir) -> None:
+    code, out, err = run_main(capsys, "--name", "no-such-session")
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "--name" in err
+
+
+def test_malformed_file_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path, "flag.json", json.dumps({"schema": SCHEMA, "events": [good_result(pending=1)]}))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "properties.replay", str(path)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
+    assert f"{path}: events[0].pending" in done.stderr
