@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import NoReturn
 
 from properties.paths import ROOT
@@ -112,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_summary(mutmut, catalogue_result, red, failures: list[str], wall: float) -> None:
-    from mutations import mutmut_layer, red_check
+    from mutations import mutmut_layer
 
     print()
     if mutmut is not None:
@@ -152,4 +151,8 @@ def _print_summary(mutmut, catalogue_result, red, failures: list[str], wall: flo
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:
+        sys.stderr.write("python -m mutations: interrupted; mutants/ keeps every verdict reached so far\n")
+        raise SystemExit(130) from None

@@ -28,7 +28,6 @@ SURVIVED = "survived"
 NOT_APPLIED = "not applied"
 TIMEOUT = "timeout"
 PROPERTIES_MISSING = "properties missing"
-BASELINE_FAILED = "baseline failed"
 
 #: Per-suite limit on one entry; a mutant that makes a suite loop is reported as a timeout.
 SUITE_TIMEOUT = 600.0

@@ -11,7 +11,6 @@ with plain JavaScript: no network, no external files.
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -45,15 +44,10 @@ _STRYKER_BY_ENTRY = {
     catalogue_runner.TIMEOUT: "Timeout",
     catalogue_runner.NOT_APPLIED: "RuntimeError",
     catalogue_runner.PROPERTIES_MISSING: "Pending",
-    catalogue_runner.BASELINE_FAILED: "Pending",
 }
 
 #: The Stryker statuses, in the order the report shows their counts.
 STATUSES = ("Killed", "Survived", "Ignored", "NoCoverage", "Timeout", "RuntimeError", "CompileError", "Pending")
-
-
-def _test_id(killer: str) -> str:
-    return killer
 
 
 def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runner.CatalogueResult | None,
@@ -183,8 +177,8 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
         rate = len(mutmut.mutants) / mutmut.wall_seconds if mutmut.wall_seconds else 0.0
         hung = sum(1 for mutant in mutmut.mutants if mutant.killer and mutant.killer.endswith("[deadline]"))
         if hung:
-            out.append(f"{hung} of the kills are hangs: the killing test ran past its deadline (20x its unmutated "
-                       "duration, at least 3s) and was failed by `mutations.pytest_plugin`, instead of a mutmut timeout.")
+            out.append(f"Kills by a hang: {hung}. The killing test ran past its deadline (20x its unmutated duration, "
+                       "at least 3s) and `mutations.pytest_plugin` failed it, instead of leaving a mutmut timeout.")
             out.append("")
         out.append(f"mutmut run: {'ok' if mutmut.run_ok else mutmut.run_message}; {mutmut.wall_seconds:.0f}s wall, "
                    f"{mutmut.tested_this_run} mutants tested this run, mutmut's rate {mutmut.mutmut_rate or '?'} mutations/s, "
@@ -368,7 +362,3 @@ def write(reports: Path, report: dict[str, Any], text: str) -> None:
     (reports / "mutants.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (reports / "mutants.html").write_text(html_page(report), encoding="utf-8")
     (reports / "mutants.md").write_text(text, encoding="utf-8")
-
-
-def escape(text: str) -> str:
-    return html.escape(text)

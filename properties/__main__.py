@@ -268,8 +268,11 @@ def task_explorer(quick: bool, seconds: float) -> TaskResult:
     cut: list[str] = []
     counterexample = None
     for config in explorer.configurations(quick):
+        if counterexample is not None:
+            # The explorer stops at its first violation, as run_explorer does.
+            break
         remaining = deadline - time.perf_counter()
-        if remaining <= 0 or counterexample is not None:
+        if remaining <= 0:
             cut.append(config.name)
             continue
         status, part, result = _explore_with_deadline(quick, config, remaining)

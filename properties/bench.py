@@ -156,9 +156,9 @@ def bench_classifier(seconds: float) -> dict[str, Any]:
 
 
 def bench_default_run(timeout: float) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
     import tempfile
 
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
     # Its report and any counterexample go to a scratch folder: the benchmark leaves the checkout as it was.
     with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
         start = time.perf_counter()
@@ -169,7 +169,7 @@ def bench_default_run(timeout: float) -> dict[str, Any]:
             )
         except subprocess.TimeoutExpired:
             return {"status": f"cut off after {timeout:.0f} s"}
-    wall = time.perf_counter() - start
+        wall = time.perf_counter() - start
     steps = next((line for line in proc.stdout.splitlines() if line.startswith("properties: PASS") or line.startswith("properties: FAIL")), "")
     return {"status": f"exit {proc.returncode}", "wall_seconds": wall, "summary": steps}
 

@@ -44,23 +44,10 @@ from typing import Any, Callable, Iterator, Sequence
 import attrs
 import numpy as np
 
-from guard.limits import Limits
-from properties.copies import applier, new_copies
+from properties.copies import SPEC_LIMITS, applier, default_copies
 from properties.events import Event, FirstCall, Result, Round, Stop
 from properties.invariants import Tally, Violation, new_monitor
-from reference.budget import ReferenceBudget, ReferenceLimits
 
-#: The limits table of ``shared/spec/budget.md``, written out here rather than read from either budget.
-SPEC_LIMITS = Limits(
-    consecutive_failures=4,
-    total_failures=12,
-    rounds_without_progress=8,
-    identical_successes=2,
-    corrected_attempts=2,
-    free_empty_lookups=12,
-    seen_calls=256,
-    successes=128,
-)
 
 KINDS = ("playground-first-write", "playground-project-path")
 LANE_VALUES: tuple[Any, ...] = (None, "workspace", "extension", "fake-lane", 7)
@@ -82,13 +69,6 @@ ROUND = Round()
 STOP = Stop()
 REMEDY = FirstCall(remedy=True)
 NO_REMEDY = FirstCall(remedy=False)
-
-
-def default_copies() -> dict[str, Any]:
-    """Every copy with its own budget's defaults (see the module docstring)."""
-    copies = new_copies(Limits())
-    copies["R"] = ReferenceBudget(ReferenceLimits())
-    return copies
 
 
 # -- families ------------------------------------------------------------------

@@ -20,7 +20,7 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties.events import Event, FirstCall, Result, Round, Stop
+from properties.events import Event, Result, Round, Stop
 from reference.budget import ReferenceBudget, ReferenceLimits
 
 #: Which of the seeds' flags each production copy passes on.
@@ -35,6 +35,30 @@ FEATURE_FLAGS: dict[str, frozenset[str]] = {
 
 PRODUCTION_COPIES = tuple(FEATURE_FLAGS)
 ALL_COPIES = ("R",) + PRODUCTION_COPIES
+
+
+#: The limits table of ``shared/spec/budget.md``, typed in here rather than read from either budget.
+#: Drivers that run the real limits build production from ``Limits()`` and the reference from
+#: ``ReferenceLimits()`` (each budget's own defaults) and judge both against these numbers, so a
+#: changed default in ``guard/limits.py`` shows up as a violation instead of moving the oracle with it.
+SPEC_LIMITS = Limits(
+    consecutive_failures=4,
+    total_failures=12,
+    rounds_without_progress=8,
+    identical_successes=2,
+    corrected_attempts=2,
+    free_empty_lookups=12,
+    seen_calls=256,
+    successes=128,
+)
+
+
+def default_copies() -> dict[str, Any]:
+    """Every copy with its own budget's default limits (see ``SPEC_LIMITS``)."""
+    copies: dict[str, Any] = {"R": ReferenceBudget(ReferenceLimits())}
+    for name in PRODUCTION_COPIES:
+        copies[name] = RunProgressBudget(Limits())
+    return copies
 
 
 def reference_limits(limits: Limits) -> ReferenceLimits:

@@ -16,7 +16,7 @@ import attrs
 
 from guard.limits import Limits
 from properties.copies import new_copies
-from properties.events import Event, FirstCall, Result, Round, Stop
+from properties.events import Event, FirstCall, Round, Stop
 from properties.invariants import BY_ID, Tally, Violation, new_monitor, snap
 from properties.trace import Trace, save_trace
 

@@ -218,7 +218,12 @@ def _would_trip(state: Snap, counter: str, limit: int) -> bool:
 
 
 def b5_bounded_deferrals(step: Step) -> Outcome:
-    """One charge waits at most, two per run at most, and only from a correctable failure at the fuse."""
+    """One charge waits at most, two per run at most, and a charge waits exactly when a correctable failure meets the fuse.
+
+    "Exactly": a correctable failure whose charge would trip its fuse, while
+    nothing waits and allowance is left, must wait (seed 001's "the run stays
+    alive for the one attempt"); any other failure must not.
+    """
     limits = step.monitor.limits
     exercised = False
     for copy in PRODUCTION_COPIES:
@@ -226,6 +231,8 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
         if after.deferrals_used > limits.corrected_attempts:
             return True, f"{copy} used {after.deferrals_used} deferrals"
         started = after.deferrals_used != before.deferrals_used
+        if not started and _owed_a_wait(step, copy, before, limits):
+            return True, f"{copy} charged a correctable failure at the fuse with allowance left"
         if not started:
             if after.deferred is not None and after.deferred != before.deferred:
                 return True, f"{copy} began waiting on {after.deferred} without spending an allowance"
@@ -244,6 +251,16 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
         ):
             return True, f"{copy} deferred {after.deferred!r} at {event!r} from {before!r}"
     return exercised, None
+
+
+def _owed_a_wait(step: Step, copy: str, before: Snap, limits: Limits) -> bool:
+    """The step is a correctable, charged failure at its fuse, with nothing waiting and allowance left."""
+    event = step.event
+    if not (step.observed(copy) and event.failed and step.flag(copy, "correctable") is True):
+        return False
+    if step.free_lookup(copy) or before.deferred is not None or before.deferrals_used >= limits.corrected_attempts:
+        return False
+    return _would_trip(before, lane_of(event.lane) or GLOBAL, limits.consecutive_failures)
 
 
 def _differs(reference: Snap, other: Snap) -> bool:
@@ -268,13 +285,25 @@ def b6_one_result_later(step: Step) -> Outcome:
 
 
 def b7_only_a_pass_rescues(step: Step) -> Outcome:
-    """A waiting charge is forgiven only by a corrected success in its lane (any lane for a global charge)."""
+    """A waiting charge is forgiven only by a corrected success in its lane (any lane for a global charge).
+
+    Every other non-neutral result charges it, and a neutral event (a round,
+    a discovery success, a free lookup, an ignored receipt) neither charges
+    nor forgives it.
+    """
     limits = step.monitor.limits
     exercised = False
     for copy in PRODUCTION_COPIES:
         before, after = step.before[copy], step.after[copy]
         waiting = before.deferred
-        if waiting is None or not step.observed(copy) or step.neutral(copy):
+        if waiting is None or before.terminal or isinstance(step.event, Stop):
+            continue
+        if step.neutral(copy):
+            exercised = True
+            if (after.deferred, after.consecutive, after.workspace, after.extension) != (
+                waiting, before.consecutive, before.workspace, before.extension
+            ):
+                return True, f"{copy} moved a waiting {waiting} charge on a neutral event {step.event!r}"
             continue
         exercised = True
         if after.deferred is not None:
@@ -323,6 +352,11 @@ def b8_refusal_grants(step: Step) -> Outcome:
                 return True, f"{copy} granted {sorted(granted)} at {event!r} leaving {after!r}"
         elif after.correction is not None and after.correction != before.correction:
             return True, f"{copy} set a correction without a grant"
+        # The first call after the trip spends the correction whatever it is; stop() leaves none.
+        spent = isinstance(step.event, FirstCall) and before.pending_correction is not None
+        exercised = exercised or spent
+        if (spent or isinstance(step.event, Stop)) and after.correction is not None:
+            return True, f"{copy} kept correction {after.correction!r} after {step.event!r}"
     if step.monitor.admissions["Pr"] == 0:
         exercised = exercised or step.after["Pr"].correction is not None
         if step.after["Pr"].counters != step.after["R"].counters:
@@ -400,6 +434,9 @@ def b12_sticky_stops(step: Step) -> Outcome:
             exercised = True
             if not (isinstance(event, FirstCall) and event.remedy is True and before.pending_correction is not None):
                 return True, f"{copy} re-opened at {event!r}"
+            # Seed 002: the remedy re-opens the run with every counter where the trip left it.
+            if after != attrs.evolve(before, terminal=False, correction=None):
+                return True, f"{copy} changed its counters when re-opening: {before!r} -> {after!r}"
     return exercised, None
 
 

@@ -22,8 +22,10 @@ settings.register_profile(
     suppress_health_check=_QUIET,
 )
 settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=_QUIET)
+# mutmut runs pytest many times in one process, which Hypothesis reports as differing executors.
 settings.register_profile(
-    "mutants", max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=_QUIET,
+    "mutants", max_examples=60, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[*_QUIET, HealthCheck.differing_executors],
 )
 
 PROFILES = ("dev", "ci", "thorough", "mutants")

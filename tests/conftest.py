@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from properties import profiles
-from properties.paths import ROOT, fixtures_dir as _fixtures_dir, shared_dir
+from properties.paths import fixtures_dir as _fixtures_dir, shared_dir
 
 PROFILE = profiles.load()
 

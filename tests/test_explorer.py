@@ -18,7 +18,7 @@ import properties.copies
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties import explorer
-from properties.copies import ALL_COPIES, new_copies
+from properties.copies import new_copies
 from properties.events import FirstCall, Result, Round, Stop
 from properties.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
 from properties.invariants import CATALOGUE, Monitor, Tally

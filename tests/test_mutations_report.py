@@ -7,22 +7,29 @@ defines: Killed, Survived, Ignored for a justified equivalent, NoCoverage,
 Timeout, ...), and separately from counting the JSON file that was written.
 The latest real report (``reports/mutants.html``), when a ``nox -s mutants``
 run left one, is checked the same way.
+
+The rule catalogue and the command line that produce the report are checked
+here too: every entry must still apply to the tree (an entry whose text has
+drifted must fail loudly, not test nothing), the limits of ``budget.md`` are
+each mutated one lower and one higher, and usage errors are one line, exit 2.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from mutations import catalogue_runner, mutmut_layer, red_check, report
-from mutations.catalogue import BUDGET, CLASSIFIER, Edit, Entry
+from mutations import catalogue, catalogue_runner, mutmut_layer, red_check, report
+from mutations.catalogue import BUDGET, CLASSIFIER, CatalogueError, Edit, Entry
 from mutations.equivalents import Equivalent
 from properties.paths import ROOT
 
@@ -152,3 +159,60 @@ def test_the_latest_session_report_shows_the_counts_of_its_json(tmp_path: Path) 
         page, data_file = tmp_path / "reports" / "mutants.html", tmp_path / "reports" / "mutants.json"
     data = json.loads(data_file.read_text(encoding="utf-8"))
     _check_page(page, data)
+
+
+# -- the catalogue and the command line ------------------------------------------------
+
+#: The limits table of shared/spec/budget.md (Limits field -> value), restated here rather than read from the code.
+SPEC_LIMITS = {
+    "consecutive_failures": 4, "total_failures": 12, "rounds_without_progress": 8, "identical_successes": 2,
+    "corrected_attempts": 2, "free_empty_lookups": 12, "seen_calls": 256, "successes": 128,
+}
+
+
+@pytest.mark.parametrize("entry", catalogue.entries(), ids=lambda entry: entry.id)
+def test_every_catalogue_entry_still_applies(entry: Entry, tmp_path: Path) -> None:
+    target = tmp_path / entry.file
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / entry.file, target)
+    before = target.read_text(encoding="utf-8")
+    entry.apply_to(tmp_path)
+    after = target.read_text(encoding="utf-8")
+    assert after != before
+    compile(after, entry.file, "exec")
+
+
+def test_an_entry_whose_text_is_gone_fails_loudly(tmp_path: Path) -> None:
+    (tmp_path / "guard").mkdir()
+    (tmp_path / "guard" / "x.py").write_text("a = 1\na = 1\n", encoding="utf-8")
+    missing = Entry("gone", "001", "rule", "guard/x.py", BUDGET, (Edit("b = 2\n", "b = 3\n"),))
+    twice = Entry("twice", "001", "rule", "guard/x.py", BUDGET, (Edit("a = 1\n", "a = 2\n"),))
+    no_file = Entry("no-file", "001", "rule", "guard/y.py", BUDGET, (Edit("a", "b"),))
+    with pytest.raises(CatalogueError, match="not found"):
+        missing.apply_to(tmp_path)
+    with pytest.raises(CatalogueError, match="found 2 times"):
+        twice.apply_to(tmp_path)
+    with pytest.raises(CatalogueError, match="file not found"):
+        no_file.apply_to(tmp_path)
+
+
+def test_each_limit_is_mutated_one_lower_and_one_higher() -> None:
+    replaced = {edit.replace for entry in catalogue.entries() if entry.file == "guard/limits.py" for edit in entry.edits}
+    for name, value in SPEC_LIMITS.items():
+        for changed in (value - 1, value + 1):
+            assert any(text.strip().startswith(f"{name}: int = attrs.field(default={changed},") for text in replaced), (name, changed)
+
+
+def test_budget_entries_owe_a_kill_to_the_property_drivers() -> None:
+    levels = {entry.id: entry.level for entry in catalogue.entries()}
+    assert levels["defer-below-fuse"] == BUDGET and levels["stop-keeps-correction"] == BUDGET
+    assert levels["lookup-reverted"] == CLASSIFIER
+
+
+@pytest.mark.parametrize("arguments", [["--jobs", "0"], ["--seed", "x"], ["--only-catalogue", "--only-mutmut"], ["--nope"]])
+def test_usage_errors_are_one_line_and_exit_2(arguments: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "mutations", *arguments], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
