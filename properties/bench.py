@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from properties import bulk, profiles
-from properties.copies import applier
 from properties.invariants import Tally, new_monitor
 
 SEED = 20_240_601
@@ -75,31 +74,13 @@ def _step_checked(traces: list[list[Any]]) -> tuple[int, float]:
     return steps, time.perf_counter() - start
 
 
-def _step_unchecked(traces: list[list[Any]]) -> tuple[int, float]:
-    steps = 0
-    start = time.perf_counter()
-    for events in traces:
-        budgets = bulk.default_copies()
-        appliers = [(applier(name), budget) for name, budget in budgets.items()]
-        tail = 0
-        for event in events:
-            for apply, budget in appliers:
-                apply(budget, event)
-            steps += 1
-            if bulk._all_stopped(budgets):
-                tail += 1
-                if tail > bulk.TAIL_AFTER_STOP:
-                    break
-    return steps, time.perf_counter() - start
-
-
 def bench_stepping(traces: int, repeats: int) -> dict[str, float]:
     """Checked versus unchecked on events built beforehand: what the monitor itself costs."""
     events = bulk.materialize(SEED, traces)
     ratios, checked, unchecked = [], [], []
     for _ in range(repeats):
         n1, t1 = _step_checked(events)
-        n2, t2 = _step_unchecked(events)
+        n2, t2 = bulk.step_unchecked(events)
         checked.append(n1 / t1)
         unchecked.append(n2 / t2)
         ratios.append((t1 / n1) / (t2 / n2))

@@ -39,7 +39,7 @@ would inherit the mistake.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import attrs
 import numpy as np
@@ -560,9 +560,14 @@ def run_bulk(
 
 def run_unchecked(seed: int, traces: int, families: Sequence[str] | None = None) -> tuple[int, float]:
     """The floor: the same events through the same copies via ``applier``, no snapshots and no checks."""
+    return step_unchecked(events for _family, events in traces_for(seed, traces, families))
+
+
+def step_unchecked(batch: Iterable[Sequence[Event]]) -> tuple[int, float]:
+    """Step fresh copies through each trace of ``batch`` with no checks; (steps, seconds), timing included."""
     steps = 0
     start = time.perf_counter()
-    for _family, events in traces_for(seed, traces, families):
+    for events in batch:
         budgets = default_copies()
         appliers = [(applier(name), budget) for name, budget in budgets.items()]
         tail = 0
