@@ -50,6 +50,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--only-catalogue", action="store_true", help="skip mutmut; run the rule catalogue and the red check")
     only.add_argument("--only-mutmut", action="store_true", help="run mutmut only (no catalogue, no red check)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="re-run every catalogue entry (by default a kill is reused while the entry, the function "
+                             "it mutates and every test, property and reference source are unchanged)")
     parser.add_argument("--jobs", type=_positive, default=2, metavar="N",
                         help="mutmut --max-children and catalogue workers (default 2)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
@@ -80,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         mutmut = mutmut_layer.run(ROOT, args.jobs, listed, REPORTS)
     if not args.only_mutmut:
         print(f"== layer 2: rule catalogue ({len(entries)} entries, {args.jobs} workers)", flush=True)
-        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations)
+        cache = None if args.no_cache else ROOT / "mutants" / "catalogue-cache.json"
+        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations, cache=cache)
         print("== red check: the new tests against the earlier behaviour", flush=True)
         red = red_check.run(ROOT, args.jobs, durations)
     wall = time.monotonic() - started

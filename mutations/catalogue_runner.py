@@ -10,6 +10,7 @@ baseline copy runs the same suites first: if it fails, no kill means anything.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import shutil
 import tempfile
@@ -156,6 +157,78 @@ def tests_near(root: Path, entry: Entry, durations: Path | None) -> list[str]:
     return sorted(chosen)
 
 
+#: Sources whose change invalidates every cached verdict: the suites, the oracle, the harness, the set-up.
+CONTEXT_PATHS = ("tests", "properties", "reference", "mutations", "pyproject.toml", "noxfile.py")
+
+
+def context_digest(root: Path) -> str:
+    """One hash over every source that judges a mutant (everything but the subject, ``guard/``)."""
+    digest = hashlib.sha256()
+    for name in CONTEXT_PATHS:
+        path = root / name
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix in (".py", ".toml", ".json"):
+                digest.update(file.relative_to(root).as_posix().encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def enclosing_source(source: str, find: str) -> str:
+    """The source of the function (or method, or class) an edit falls in; the whole file at module level."""
+    at = source.find(find)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    if at < 0:
+        return source
+    line = source.count("\n", 0, at) + 1
+    for node in tree.body:
+        if not (node.lineno <= line <= (node.end_lineno or node.lineno)):
+            continue
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.lineno <= line <= (item.end_lineno or item.lineno):
+                    return ast.get_source_segment(source, item) or source
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return ast.get_source_segment(source, node) or source
+    return source
+
+
+def entry_key(root: Path, entry: Entry, seed: int, context: str) -> str:
+    """What a cached kill depends on: the entry, the seed, the code it mutates and every judging source.
+
+    This is mutmut's own policy for its mutants (a verdict is re-tested when
+    the mutated function or a test changes), applied to the catalogue. A
+    fresh clone has no cache, so CI always runs every entry.
+    """
+    digest = hashlib.sha256(f"{entry.id}\0{seed}\0{context}\0{entry.file}".encode())
+    try:
+        source = (root / entry.file).read_text(encoding="utf-8")
+    except OSError:
+        source = ""
+    for edit in entry.edits:
+        digest.update(f"\0{edit.find}\0{edit.replace}\0".encode())
+        digest.update(enclosing_source(source, edit.find).encode())
+    return digest.hexdigest()
+
+
+def _load_cache(path: Path | None) -> dict[str, dict]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _cached(entry: Entry, hit: dict) -> EntryResult:
+    return EntryResult(entry, KILLED, hit.get("properties_killer"), hit.get("test_killer"),
+                       "ok (cached: entry, mutated function and judging sources unchanged)", 0.0, hit.get("line", 1))
+
+
 def _baseline(root: Path, seed: int, durations: Path | None, work: Path) -> tuple[str, bool]:
     """Run both suites on an unmutated copy; returns (verdict, whether the property drivers exist)."""
     parent = Path(tempfile.mkdtemp(prefix="baseline-", dir=work))
@@ -175,16 +248,24 @@ def _baseline(root: Path, seed: int, durations: Path | None, work: Path) -> tupl
 
 
 def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations: Path | None,
-        progress: Callable[[str], None] = print) -> CatalogueResult:
+        progress: Callable[[str], None] = print, cache: Path | None = None) -> CatalogueResult:
+    """Run every entry; with ``cache``, a kill whose ``entry_key`` is unchanged is reused (only kills are cached)."""
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="guard-catalogue-"))
+    cached = _load_cache(cache)
+    context = context_digest(root)
+    keys = {entry.id: entry_key(root, entry, seed, context) for entry in entries}
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             baseline_future = pool.submit(_baseline, root, seed, durations, work)
-            futures = [pool.submit(_run_entry, root, entry, seed, durations, work) for entry in entries]
+            futures = [
+                None if cached.get(entry.id, {}).get("key") == keys[entry.id]
+                else pool.submit(_run_entry, root, entry, seed, durations, work)
+                for entry in entries
+            ]
             results = []
-            for future in futures:
-                result = future.result()
+            for entry, future in zip(entries, futures):
+                result = _cached(entry, cached[entry.id]) if future is None else future.result()
                 results.append(result)
                 progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
                          f"  ({result.seconds:.1f}s)")
@@ -192,4 +273,12 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
         progress(f"  catalogue| baseline (unmutated copy): {baseline}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if cache is not None:
+        kept = {
+            result.entry.id: {"key": keys[result.entry.id], "properties_killer": result.properties_killer,
+                              "test_killer": result.test_killer, "line": result.line}
+            for result in results if result.status == KILLED
+        }
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return CatalogueResult(results, baseline, available, time.monotonic() - started)
