@@ -13,6 +13,7 @@ import sys
 import time
 from typing import NoReturn
 
+from properties.cli import whole_number
 from properties.paths import ROOT
 
 DEFAULT_SEED = 20261130
@@ -25,24 +26,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 64, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2**32-1, got {value}")
-    return value
+_positive = whole_number(1, 64)
+_seed = whole_number(0, 2**32 - 1)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import attrs
 
+from properties.copies import SPEC_LIMITS
+
 BUDGET = "budget"
 HOOKS = "hooks"
 CLASSIFIER = "classifier"
@@ -266,17 +268,8 @@ BUDGET_EARLIER = [
 
 # -- budget: each limit one lower and one higher ------------------------------
 
-#: attrs field of ``Limits`` -> the number ``budget.md`` gives it.
-LIMIT_DEFAULTS = {
-    "consecutive_failures": 4,
-    "total_failures": 12,
-    "rounds_without_progress": 8,
-    "identical_successes": 2,
-    "corrected_attempts": 2,
-    "free_empty_lookups": 12,
-    "seen_calls": 256,
-    "successes": 128,
-}
+#: attrs field of ``Limits`` -> the number ``budget.md`` gives it (the one table, ``SPEC_LIMITS``).
+LIMIT_DEFAULTS = attrs.asdict(SPEC_LIMITS)
 
 
 def _limit_entries() -> list[Entry]:

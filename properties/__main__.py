@@ -49,6 +49,7 @@ import attrs
 from guard.limits import Limits
 from properties import bulk, profiles, report
 from properties.counterexample import DEFAULT_DIR, record
+from properties.cli import whole_number
 from properties.events import Event
 from properties.invariants import BY_ID, CATALOGUE, Tally, Violation
 from properties.trace import Trace, save_trace
@@ -77,24 +78,8 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+_seed = whole_number(0)
+_count = whole_number(1)
 
 
 def _seconds(text: str) -> float:
