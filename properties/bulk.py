@@ -9,9 +9,9 @@ another. A run is cut into slices of ``SLICE`` traces; slice ``k`` of a run
 with seed ``s`` draws everything from ``numpy.random.default_rng([s, k])``,
 one array per random choice for the whole batch, so slices are independent
 and can run in any process in any order with the same result. Plain Python
-loops then turn rows into events and hand them to ``Monitor.step`` (B13 on a
-rotating probe, snapshots reused between steps). Nothing here checks an
-invariant itself.
+loops then turn rows into events and hand them to ``Monitor.step`` (B13 on
+P's own failures, see ``b13_failure_ends_exact``; snapshots reused between
+steps). Nothing here checks an invariant itself.
 
 Families (``SHARES`` per 100 traces, ``LENGTHS`` in steps): ``mixed``
 (everything), ``fuse`` (streaks on one counter, correctable failures,
@@ -515,10 +515,10 @@ def run_bulk(
     copies: Callable[[], dict[str, Any]] | None = None,
     slices: Sequence[tuple[int, int]] | None = None,
 ) -> BulkResult:
-    """Check ``traces`` seeded traces; B13 on a rotating probe. Stops at the first violation when asked."""
+    """Check ``traces`` seeded traces; B13 on P's own failures. Stops at the first violation when asked."""
     result = BulkResult(seed=seed)
     copies = copies or default_copies
-    options: dict[str, Any] = {"all_probes": False, "reuse_snapshots": True}
+    options: dict[str, Any] = {"failure_ends_probes": "observed", "reuse_snapshots": True}
     if invariants is not None:
         options["invariants"] = tuple(invariants)
     start = time.perf_counter()

@@ -694,11 +694,11 @@ class Expander:
         oracle = config.oracle
         self.edge_monitor = Monitor(
             limits=oracle, tally=self.tally, budgets=dict(zip(ALL_COPIES, self.prototypes)),
-            invariants=EDGE_INVARIANTS, probe_failure_ends=False,
+            invariants=EDGE_INVARIANTS, failure_ends_probes="off",
         )
         self.probe_monitor = Monitor(
             limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[0], "P": self.prototypes[2]},
-            invariants=STATE_INVARIANTS, probe_failure_ends=True, all_probes=True,
+            invariants=STATE_INVARIANTS, failure_ends_probes="all",
         )
         self.seen: set[tuple] = set()
         self.probed: set[tuple] = set()
@@ -759,11 +759,11 @@ class Expander:
     def counts(self) -> Tally:
         """Check counts of this expander: every edge, plus B13 once per probed state (no coverage counts)."""
         out = Tally()
-        out.checked.update(self.tally.checked)
+        out.add_checks(self.tally)
         out.exercised.update(self.tally.exercised)
         out.violations.extend(self.tally.violations)
         out.steps = self.tally.steps
-        out.checked["B13"] += self.probe_tally.checked["B13"]
+        out.add_checks(self.probe_tally)
         out.exercised["B13"] += self.probe_tally.exercised["B13"]
         out.violations.extend(self.probe_tally.violations)
         return out

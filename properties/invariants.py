@@ -15,13 +15,13 @@ a run is reported vacuous and fails the run.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 import attrs
 
 from guard.budget import GLOBAL, RunProgressBudget
 from guard.limits import Limits
-from properties.copies import FEATURE_FLAGS, PRODUCTION_COPIES, applier
+from properties.copies import ALL_COPIES, FEATURE_FLAGS, PRODUCTION_COPIES, applier
 from properties.events import Event, FirstCall, Result, Round, Stop
 from reference.budget import DISCOVERY_TOOLS
 
@@ -31,11 +31,16 @@ LANE_NAMES = ("workspace", "extension")
 # -- snapshots -----------------------------------------------------------
 
 
-# Not frozen only because a frozen attrs __init__ costs four times as much and a
-# driver takes fourteen snapshots per step; nothing mutates a Snap after snap() builds it.
-@attrs.define(slots=True, eq=True, unsafe_hash=True)
-class Snap:
-    """One copy's observable state; the reference leaves the production-only fields at their defaults."""
+class Snap(NamedTuple):
+    """One copy's observable state; the reference leaves the production-only fields at their defaults.
+
+    A named tuple rather than an attrs class, the project's usual record: a
+    driver takes seven snapshots per step and compares many, and building,
+    comparing and slicing a tuple happen in C. That is what keeps the bulk
+    driver's checked step within 3x of an unchecked one (``nox -s bench``).
+    It is immutable, compared and hashed field by field, as a frozen attrs
+    record would be.
+    """
 
     terminal: bool
     rounds: int
@@ -52,8 +57,8 @@ class Snap:
 
     @property
     def counters(self) -> tuple:
-        """What B1 compares: the stop, the exhausted lanes and every shared counter."""
-        return (self.terminal, self.rounds, self.failures, self.consecutive, self.workspace, self.extension, self.exhausted)
+        """What B1 compares: the stop, the exhausted lanes and every shared counter (the first seven fields)."""
+        return self[:7]
 
     @property
     def pending_correction(self) -> str | None:
@@ -61,23 +66,30 @@ class Snap:
 
 
 _NONE: frozenset = frozenset()
+_new_snap = tuple.__new__
 
 
 def snap(budget: Any) -> Snap:
     lanes = budget.lane_failures
-    exhausted = frozenset(budget.exhausted_lanes) if budget.exhausted_lanes else _NONE
-    if type(budget) is RunProgressBudget or isinstance(budget, RunProgressBudget):
+    exhausted = budget.exhausted_lanes
+    if isinstance(budget, RunProgressBudget):
         kinds = budget.corrected_kinds
-        return Snap(
+        return _new_snap(Snap, (
             budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-            lanes["workspace"], lanes["extension"], exhausted,
+            lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
             budget.deferred, budget.deferrals_used, budget.correction,
             frozenset(kinds) if kinds else _NONE, budget.free_lookups_used,
-        )
-    return Snap(
+        ))
+    return _new_snap(Snap, (
         budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-        lanes["workspace"], lanes["extension"], exhausted,
-    )
+        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
+        None, 0, None, _NONE, 0,
+    ))
+
+
+def same_counters(a: Snap, b: Snap) -> bool:
+    """``a.counters == b.counters``: the first seven fields, compared in C."""
+    return a[:7] == b[:7]
 
 
 def lane_of(lane: Any) -> str | None:
@@ -103,8 +115,17 @@ class Step:
     duplicate: dict[str, bool]
     admitted: dict[str, bool]
     monitor: "Monitor"
-    #: Per copy: ``observed(copy)``, computed once per step by the monitor (None: compute on demand).
-    fresh: "dict[str, bool] | None" = None
+    #: Per copy: the copy counted this receipt, a result with a usable id new to it while it was open
+    #: (computed once per step by the monitor, which reads each copy's memory before delivering).
+    fresh: dict[str, bool]
+    #: The event is a result reporting a failure (``failed`` truthy, as both budgets read it).
+    failed: bool
+    #: (copy, before, after) for every production copy, in ``PRODUCTION_COPIES`` order: what the
+    #: per-copy invariants iterate (a tuple walk costs a third of two dictionary lookups per copy).
+    production: tuple
+    #: What ``P.failure_ends`` said about this event just before P observed it: a failure new to an
+    #: open P, when B13 is checked on P's own observations (``failure_ends_probes == "observed"``); else None.
+    predicted: "bool | None" = None
 
     def flag(self, copy: str, name: str) -> Any:
         """The value of one of the seeds' flags as the copy ``copy`` received it."""
@@ -115,16 +136,7 @@ class Step:
 
     def observed(self, copy: str) -> bool:
         """The copy counted this receipt: a result with a usable, fresh id while open."""
-        if self.fresh is not None:
-            return self.fresh[copy]
-        event = self.event
-        return (
-            isinstance(event, Result)
-            and not self.before[copy].terminal
-            and isinstance(event.call_id, str)
-            and bool(event.call_id)
-            and not self.duplicate[copy]
-        )
+        return self.fresh[copy]
 
     def neutral(self, copy: str) -> bool:
         """For this copy: a model round, a first call, an ignored receipt, a discovery success or a free lookup."""
@@ -140,8 +152,9 @@ class Step:
     def free_lookup(self, copy: str) -> bool:
         """The copy observed an empty lookup while it still had allowance (seed 000)."""
         return (
-            self.observed(copy)
-            and bool(self.event.failed)
+            self.failed
+            and self.event.empty_lookup is True  # cheap: a copy receives the event's value or False
+            and self.fresh[copy]
             and self.flag(copy, "empty_lookup") is True
             and self.before[copy].free_used < self.monitor.limits.free_empty_lookups
         )
@@ -156,27 +169,24 @@ Outcome = tuple[bool, "str | None"]
 
 def b1_stripped_equals_reference(step: Step) -> Outcome:
     """P0 equals R at every step; so does each per-feature copy while its feature's flags are absent."""
-    reference = step.after["R"].counters
-    exercised = False
-    for copy in ("P0", "Pd", "Pr", "Pl"):
-        if copy != "P0" and step.monitor.feature_used[copy]:
-            continue
-        exercised = True
-        if step.after[copy].counters != reference:
-            return True, f"{copy} differs from R: {step.after[copy].counters} vs {reference}"
-    return exercised, None
+    after = step.after
+    reference = after["R"]
+    if not same_counters(after["P0"], reference):
+        return True, f"P0 differs from R: {after['P0'].counters} vs {reference.counters}"
+    feature_used = step.monitor.feature_used
+    for copy in ("Pd", "Pr", "Pl"):
+        if not feature_used[copy] and not same_counters(after[copy], reference):
+            return True, f"{copy} differs from R: {after[copy].counters} vs {reference.counters}"
+    return True, None
 
 
 def b2_never_stops_earlier(step: Step) -> Outcome:
     """A production copy is terminal only when the reference is (every copy receives every stop())."""
-    exercised = False
     reference_stopped = step.after["R"].terminal
-    for copy in PRODUCTION_COPIES:
-        if step.after[copy].terminal:
-            exercised = True
-            if not reference_stopped:
-                return True, f"{copy} stopped while R is open"
-    return exercised, None
+    for copy, _before, after in step.production:
+        if after.terminal:
+            return True, None if reference_stopped else f"{copy} stopped while R is open"
+    return False, None
 
 
 def b3_no_lane_earlier(step: Step) -> Outcome:
@@ -185,8 +195,8 @@ def b3_no_lane_earlier(step: Step) -> Outcome:
     if reference.terminal:
         return False, None
     exercised = False
-    for copy in PRODUCTION_COPIES:
-        lanes = step.after[copy].exhausted
+    for copy, _before, after in step.production:
+        lanes = after.exhausted
         if lanes:
             exercised = True
             if not lanes <= reference.exhausted:
@@ -198,10 +208,11 @@ def b4_total_never_deferred(step: Step) -> Outcome:
     """Every charged failure adds one to the total in its own step; reaching the cap stops at once."""
     total = step.monitor.limits.total_failures
     exercised = False
-    for copy in PRODUCTION_COPIES:
-        before, after = step.before[copy], step.after[copy]
-        charged = step.observed(copy) and bool(step.event.failed) and not step.free_lookup(copy)
-        if after.failures != before.failures + int(charged):
+    failed, fresh = step.failed, step.fresh
+    for copy, before, after in step.production:
+        charged = failed and fresh[copy] and not step.free_lookup(copy)
+        # A bool is 0 or 1: the total must move by exactly ``charged``.
+        if after.failures - before.failures != charged:
             return True, f"{copy} total went {before.failures} -> {after.failures}, expected +{int(charged)}"
         if charged:
             exercised = True
@@ -225,15 +236,17 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
     alive for the one attempt"); any other failure must not.
     """
     limits = step.monitor.limits
+    attempts = limits.corrected_attempts
     exercised = False
-    for copy in PRODUCTION_COPIES:
-        before, after = step.before[copy], step.after[copy]
-        if after.deferrals_used > limits.corrected_attempts:
-            return True, f"{copy} used {after.deferrals_used} deferrals"
-        started = after.deferrals_used != before.deferrals_used
-        if not started and _owed_a_wait(step, copy, before, limits):
-            return True, f"{copy} charged a correctable failure at the fuse with allowance left"
-        if not started:
+    failed = step.failed
+    for copy, before, after in step.production:
+        used = after.deferrals_used
+        if used > attempts:
+            return True, f"{copy} used {used} deferrals"
+        if used == before.deferrals_used:
+            # No wait started: none was owed, and no counter began waiting for free.
+            if failed and _owed_a_wait(step, copy, before, limits):
+                return True, f"{copy} charged a correctable failure at the fuse with allowance left"
             if after.deferred is not None and after.deferred != before.deferred:
                 return True, f"{copy} began waiting on {after.deferred} without spending an allowance"
             continue
@@ -256,7 +269,7 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
 def _owed_a_wait(step: Step, copy: str, before: Snap, limits: Limits) -> bool:
     """The step is a correctable, charged failure at its fuse, with nothing waiting and allowance left."""
     event = step.event
-    if not (step.observed(copy) and event.failed and step.flag(copy, "correctable") is True):
+    if not (step.failed and event.correctable is True and step.fresh[copy] and step.flag(copy, "correctable") is True):
         return False
     if step.free_lookup(copy) or before.deferred is not None or before.deferrals_used >= limits.corrected_attempts:
         return False
@@ -267,7 +280,7 @@ def _differs(reference: Snap, other: Snap) -> bool:
     """Two runs differ while either is open and their stops, lanes or counters disagree; two stopped runs agree."""
     if reference.terminal and other.terminal:
         return False
-    return reference.terminal != other.terminal or reference.counters != other.counters
+    return reference[:7] != other[:7]
 
 
 def b6_one_result_later(step: Step) -> Outcome:
@@ -293,10 +306,11 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
     """
     limits = step.monitor.limits
     exercised = False
-    for copy in PRODUCTION_COPIES:
-        before, after = step.before[copy], step.after[copy]
+    if isinstance(step.event, Stop):
+        return False, None
+    for copy, before, after in step.production:
         waiting = before.deferred
-        if waiting is None or before.terminal or isinstance(step.event, Stop):
+        if waiting is None or before.terminal:
             continue
         if step.neutral(copy):
             exercised = True
@@ -327,19 +341,23 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
 
 def b8_refusal_grants(step: Step) -> Outcome:
     """Each kind is granted once; a grant needs a global trip below the total cap with a lane open; no admission, no change."""
-    limits = step.monitor.limits
+    monitor = step.monitor
+    limits = monitor.limits
     exercised = False
+    event = step.event
+    first_call = isinstance(event, FirstCall)
     for copy in ("P", "Pr"):
         before, after = step.before[copy], step.after[copy]
-        granted = after.kinds - before.kinds
-        if len(after.kinds) > 2:
-            return True, f"{copy} granted {len(after.kinds)} kinds"
+        kinds, correction = after.kinds, after.correction
+        # Snapshots share one empty set, so the same object means "both empty": nothing granted.
+        granted = _NONE if kinds is before.kinds else kinds - before.kinds
+        if len(kinds) > 2:
+            return True, f"{copy} granted {len(kinds)} kinds"
         if granted:
             exercised = True
-            event = step.event
             if (
                 len(granted) != 1
-                or after.correction not in granted
+                or correction not in granted
                 or not step.observed(copy)
                 or not event.failed
                 or lane_of(event.lane) is not None
@@ -350,29 +368,33 @@ def b8_refusal_grants(step: Step) -> Outcome:
                 or len(after.exhausted) >= 2
             ):
                 return True, f"{copy} granted {sorted(granted)} at {event!r} leaving {after!r}"
-        elif after.correction is not None and after.correction != before.correction:
+        elif correction is not None and correction != before.correction:
             return True, f"{copy} set a correction without a grant"
         # The first call after the trip spends the correction whatever it is; stop() leaves none.
-        spent = isinstance(step.event, FirstCall) and before.pending_correction is not None
-        exercised = exercised or spent
-        if (spent or isinstance(step.event, Stop)) and after.correction is not None:
-            return True, f"{copy} kept correction {after.correction!r} after {step.event!r}"
-    if step.monitor.admissions["Pr"] == 0:
-        exercised = exercised or step.after["Pr"].correction is not None
-        if step.after["Pr"].counters != step.after["R"].counters:
+        spent = first_call and before.pending_correction is not None
+        if spent:
+            exercised = True
+        if correction is not None and (spent or isinstance(event, Stop)):
+            return True, f"{copy} kept correction {correction!r} after {event!r}"
+    if monitor.admissions["Pr"] == 0:
+        pr = step.after["Pr"]
+        if pr.correction is not None:
+            exercised = True
+        if not same_counters(pr, step.after["R"]):
             return True, "Pr differs from R without an admission"
     return exercised, None
 
 
 def b9_one_failure_past_the_fuse(step: Step) -> Outcome:
     """Open implies consecutive <= fuse - 1 + admissions in this streak (+ waits that landed with a trip, in P)."""
-    limit = step.monitor.limits.consecutive_failures
+    monitor = step.monitor
+    limit = monitor.limits.consecutive_failures
     exercised = False
     for copy in ("Pr", "P"):
         after = step.after[copy]
         if after.terminal:
             continue
-        allowance = step.monitor.streak_admissions[copy] + step.monitor.streak_double_charges[copy]
+        allowance = monitor.streak_admissions[copy] + monitor.streak_double_charges[copy]
         if allowance:
             exercised = True
         if after.consecutive > limit - 1 + allowance:
@@ -384,10 +406,11 @@ def b10_rounds_cap(step: Step) -> Outcome:
     """More than the rounds limit without progress always stops the run and clears a pending correction."""
     limit = step.monitor.limits.rounds_without_progress
     exercised = False
-    for copy, after in step.after.items():
+    for after in step.after.values():
         if after.rounds > limit:
             exercised = True
             if not after.terminal or after.correction is not None:
+                copy = next(name for name, state in step.after.items() if state is after)
                 return True, f"{copy} at {after.rounds} rounds: terminal={after.terminal}, correction={after.correction!r}"
     return exercised, None
 
@@ -396,17 +419,19 @@ def b11_empty_lookups(step: Step) -> Outcome:
     """At most the allowance is free; a free lookup changes nothing else; a lookup-only run stops on rounds."""
     limits = step.monitor.limits
     exercised = False
+    failed = step.failed
     for copy in ("P", "Pl"):
         before, after = step.before[copy], step.after[copy]
         if after.free_used > limits.free_empty_lookups:
             return True, f"{copy} gave {after.free_used} free lookups"
+        if not failed:
+            continue
         if step.free_lookup(copy):
             exercised = True
-            if attrs.evolve(before, free_used=before.free_used + 1) != after:
+            if before._replace(free_used=before.free_used + 1) != after:
                 return True, f"{copy} free lookup changed more than its allowance: {before!r} -> {after!r}"
         elif (
-            step.observed(copy)
-            and step.event.failed
+            step.fresh[copy]
             and step.flag(copy, "empty_lookup") is True
             and after.failures != before.failures + 1
         ):
@@ -424,18 +449,27 @@ def b12_sticky_stops(step: Step) -> Outcome:
     """While terminal no receipt changes anything; only an admitted remedy re-opens; duplicates are ignored."""
     exercised = False
     event = step.event
+    receipt = isinstance(event, Result)
+    afters, duplicate = step.after, step.duplicate
     for copy, before in step.before.items():
-        after = step.after[copy]
-        if isinstance(event, Result) and (before.terminal or step.duplicate[copy]):
+        if not before.terminal:
+            # An open copy ignores only a duplicate receipt; it cannot re-open.
+            if receipt and duplicate[copy]:
+                exercised = True
+                if afters[copy] != before:
+                    return True, f"{copy} changed on an ignored receipt: {before!r} -> {afters[copy]!r}"
+            continue
+        after = afters[copy]
+        if receipt:
             exercised = True
             if after != before:
                 return True, f"{copy} changed on an ignored receipt: {before!r} -> {after!r}"
-        if before.terminal and not after.terminal:
+        if not after.terminal:
             exercised = True
             if not (isinstance(event, FirstCall) and event.remedy is True and before.pending_correction is not None):
                 return True, f"{copy} re-opened at {event!r}"
             # Seed 002: the remedy re-opens the run with every counter where the trip left it.
-            if after != attrs.evolve(before, terminal=False, correction=None):
+            if after != before._replace(terminal=False, correction=None):
                 return True, f"{copy} changed its counters when re-opening: {before!r} -> {after!r}"
     return exercised, None
 
@@ -449,32 +483,100 @@ PROBES = tuple(
 )
 
 
-def failure_outcome(budget: RunProgressBudget, lane: str | None, correctable: bool, empty: bool) -> bool:
-    """Observe one such failure on a copy of ``budget`` and report whether it stopped the run or its lane."""
-    probe = RunProgressBudget(
-        limits=budget.limits, rounds=budget.rounds, failures=budget.failures,
-        consecutive=budget.consecutive, terminal=budget.terminal,
-        lane_failures=dict(budget.lane_failures), exhausted_lanes=set(budget.exhausted_lanes),
-        deferred=budget.deferred, deferrals_used=budget.deferrals_used,
-        correction=budget.correction, corrected_kinds=set(budget.corrected_kinds),
-        free_lookups_used=budget.free_lookups_used,
-    )
+#: What a B13 probe copies from the budget it probes: every field of ``RunProgressBudget`` but its memories.
+PROBE_COPIED = (
+    "limits", "rounds", "failures", "consecutive", "terminal", "lane_failures", "exhausted_lanes",
+    "deferred", "deferrals_used", "correction", "corrected_kinds", "free_lookups_used",
+)
+#: The memories start empty, as in a fresh budget: the probe's call id is new to the run, and a
+#: failure reads no success. ``tests/test_invariants_probe.py`` checks the two lists cover every field.
+PROBE_EMPTIED = ("seen_calls", "seen_call_set", "successes")
+
+
+def load_probe(probe: RunProgressBudget, budget: RunProgressBudget) -> RunProgressBudget:
+    """Make ``probe`` a copy of ``budget`` (fresh memories, see ``PROBE_EMPTIED``) and return it.
+
+    The monitor keeps one scratch budget and reloads it for every probe:
+    assigning twelve fields costs a third of building a budget through its
+    constructor, and B13 runs at every step of every driver.
+    """
+    probe.limits = budget.limits
+    probe.rounds = budget.rounds
+    probe.failures = budget.failures
+    probe.consecutive = budget.consecutive
+    probe.terminal = budget.terminal
+    probe.lane_failures = budget.lane_failures.copy()
+    probe.exhausted_lanes = budget.exhausted_lanes.copy()
+    probe.deferred = budget.deferred
+    probe.deferrals_used = budget.deferrals_used
+    probe.correction = budget.correction
+    probe.corrected_kinds = budget.corrected_kinds.copy()
+    probe.free_lookups_used = budget.free_lookups_used
+    probe.seen_calls.clear()
+    probe.seen_call_set.clear()
+    probe.successes.clear()
+    return probe
+
+
+def failure_outcome(
+    budget: RunProgressBudget, lane: str | None, correctable: bool, empty: bool, probe: RunProgressBudget | None = None
+) -> bool:
+    """Observe one such failure on a copy of ``budget`` and report whether it stopped the run or its lane.
+
+    ``probe`` is a scratch budget to copy into (a new one when None); its earlier content never matters.
+    """
+    probe = load_probe(probe if probe is not None else RunProgressBudget(budget.limits), budget)
     probe.observe_result("probe", "probe", None, True, lane=lane, correctable=correctable, empty_lookup=empty)
     ends = probe.terminal or probe.rounds >= probe.limits.rounds_without_progress
     return ends or (lane is not None and lane in probe.exhausted_lanes)
 
 
 def b13_failure_ends_exact(step: Step) -> Outcome:
-    """``failure_ends`` equals the outcome of observing that failure on a copy, in every reachable state."""
-    budget = step.monitor.budgets.get("P")
-    if budget is None or not step.monitor.probe_failure_ends:
+    """``failure_ends`` equals the outcome of observing that failure, in every reachable state.
+
+    The observation is made one of two ways (``Monitor.failure_ends_probes``):
+
+    * "all": on a scratch copy of ``P``, for each of the twelve probe failures
+      (every lane and none, correctable or not, empty lookup or not), at every
+      step. The stateful driver and the explorer's probe of each new state.
+    * "observed": on ``P`` itself. The monitor asks ``failure_ends`` about each
+      failure new to an open ``P`` just before ``P`` observes it, and the
+      answer must match what ``P`` then did. The bulk driver: it costs one
+      call per failure, where copying the budget for a probe at every step
+      cost a tenth of the driver's time, and it checks the real budget rather
+      than a copy of it.
+    """
+    monitor = step.monitor
+    mode = monitor.failure_ends_probes
+    if mode == "observed":
+        said = step.predicted
+        if said is None:
+            return False, None
+        p = monitor.budgets["P"]
+        lane = step.event.lane
+        seen = p.terminal or p.rounds >= p.limits.rounds_without_progress or (lane is not None and lane in p.exhausted_lanes)
+        if said != seen:
+            event = step.event
+            return True, (
+                f"failure_ends(lane={lane!r}, correctable={event.correctable!r}, empty_lookup={event.empty_lookup!r}) "
+                f"said {said}, observing gives {seen}"
+            )
+        return True, None
+    budget = monitor.budgets.get("P")
+    if budget is None or mode == "off":
         return False, None
-    for lane, correctable, empty in step.monitor.probes(step.index):
+    if monitor._probe is None:
+        monitor._probe = RunProgressBudget(budget.limits)
+    for lane, correctable, empty in PROBES:
         said = budget.failure_ends(lane, correctable=correctable, empty_lookup=empty)
-        seen = failure_outcome(budget, lane, correctable, empty)
+        seen = failure_outcome(budget, lane, correctable, empty, monitor._probe)
         if said != seen:
             return True, f"failure_ends(lane={lane!r}, correctable={correctable}, empty_lookup={empty}) said {said}, observing gives {seen}"
     return True, None
+
+
+#: The ways B13 may observe a failure; see ``b13_failure_ends_exact``.
+FAILURE_ENDS_PROBES = ("all", "observed", "off")
 
 
 @attrs.frozen
@@ -542,16 +644,32 @@ COVERAGE_MINIMUMS = {
 class Tally:
     """Checked and exercised counts per invariant, violations, and coverage counts, for one driver or a whole run."""
 
-    checked: dict[str, int] = attrs.field(factory=lambda: {inv.id: 0 for inv in CATALOGUE})
+    #: Steps checked, per set of invariant ids: a monitor checks its whole set at every step, so it
+    #: counts one per step here instead of one per invariant (``checked`` adds them up).
+    checked_steps: dict[tuple[str, ...], int] = attrs.field(factory=dict)
     exercised: dict[str, int] = attrs.field(factory=lambda: {inv.id: 0 for inv in CATALOGUE})
     violations: list[Violation] = attrs.field(factory=list)
     coverage: dict[str, int] = attrs.field(factory=lambda: {name: 0 for name in COVERAGE_MINIMUMS})
     steps: int = 0
     traces: int = 0
 
+    @property
+    def checked(self) -> dict[str, int]:
+        """Steps that checked each invariant (a new dictionary; add counts with ``add_checks``)."""
+        out = {inv.id: 0 for inv in CATALOGUE}
+        for ids, steps in self.checked_steps.items():
+            for invariant_id in ids:
+                out[invariant_id] += steps
+        return out
+
+    def add_checks(self, other: "Tally") -> None:
+        """Add ``other``'s checked counts to this tally's."""
+        for ids, steps in other.checked_steps.items():
+            self.checked_steps[ids] = self.checked_steps.get(ids, 0) + steps
+
     def merge(self, other: "Tally") -> None:
-        for key in self.checked:
-            self.checked[key] += other.checked[key]
+        self.add_checks(other)
+        for key in self.exercised:
             self.exercised[key] += other.exercised[key]
         for key in self.coverage:
             self.coverage[key] += other.coverage[key]
@@ -589,9 +707,9 @@ class Monitor:
     tally: Tally
     budgets: dict[str, Any]
     invariants: tuple[Invariant, ...] = CATALOGUE
-    #: B13 costs 12 probe copies per step; drivers may check it every step or on a rotating probe.
-    probe_failure_ends: bool = True
-    all_probes: bool = True
+    #: How B13 observes a failure (see ``b13_failure_ends_exact``): "all" twelve probe copies per
+    #: step, P's own next failure ("observed"), or "off".
+    failure_ends_probes: str = "all"
     index: int = 0
     feature_used: dict[str, bool] = attrs.field(factory=lambda: {copy: False for copy in ("Pd", "Pr", "Pl")})
     admissions: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
@@ -605,11 +723,22 @@ class Monitor:
     #: a budget between steps must leave it off.
     reuse_snapshots: bool = False
     _last_after: "dict[str, Snap] | None" = None
+    #: The scratch budget B13 reloads for each probe (``load_probe``).
+    _probe: Any = None
     #: (id, check) pairs of ``invariants``, rebuilt whenever ``invariants`` is replaced.
     _checks: tuple = ()
+    _check_ids: tuple = ()
     _checks_of: Any = None
+    #: (name, budget, applier) for each copy of ``budgets``, rebuilt whenever ``budgets`` is replaced.
+    _members: tuple = ()
+    _members_of: Any = None
+    _none: dict = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
+        # Checked here, not by an attrs validator: a validator would route every attribute write through
+        # a Python-level __setattr__, and the monitor writes a few per step.
+        if self.failure_ends_probes not in FAILURE_ENDS_PROBES:
+            raise ValueError(f"failure_ends_probes must be one of {FAILURE_ENDS_PROBES}, not {self.failure_ends_probes!r}")
         if not self.appliers:
             self.appliers = {name: applier(name) for name in self.budgets}
 
@@ -624,64 +753,94 @@ class Monitor:
             self.lookups_only,
         )
 
-    def probes(self, index: int) -> Iterable[tuple[str | None, bool, bool]]:
-        if self.all_probes:
-            return PROBES
-        return (PROBES[index % len(PROBES)],)
-
     def rescued(self, copy: str) -> None:
         if copy == "P":
             self.tally.coverage["rescues"] += 1
 
     # stepping -----------------------------------------------------------
 
+    def _bind(self, budgets: dict[str, Any]) -> None:
+        """Order the copies once per set of budgets (the explorer hands over a new set at every edge)."""
+        needs_all = any(invariant.id != "B13" for invariant in self.invariants)
+        if needs_all and set(budgets) != set(ALL_COPIES):
+            raise ValueError(f"a monitor checking {[i.id for i in self.invariants]} needs the copies {ALL_COPIES}, got {tuple(budgets)}")
+        order = [name for name in ALL_COPIES if name in budgets] + [name for name in budgets if name not in ALL_COPIES]
+        self._members = tuple((name, budgets[name], self.appliers[name], name in FEATURE_FLAGS) for name in order)
+        self._none = dict.fromkeys(order, False)
+        self._members_of = budgets
+
     def step(self, event: Event) -> list[Violation]:
         """Deliver ``event`` to every copy and check every invariant; return the violations of this step."""
         budgets = self.budgets
-        before = self._last_after if self.reuse_snapshots and self._last_after is not None else None
+        if self._members_of is not budgets:
+            self._bind(budgets)
+        before = self._last_after if self.reuse_snapshots else None
         if before is None:
             before = {name: snap(budget) for name, budget in budgets.items()}
-        call_id = event.call_id if isinstance(event, Result) else None
-        appliers = self.appliers
-        admitted = {}
+        is_result = isinstance(event, Result)
+        call_id = event.call_id if is_result else None
         after = {}
+        production = []
+        # Only a first call can be admitted (``properties.copies.applier`` returns False for anything else),
+        # so other events share one all-False map; no check writes to a step's maps.
+        admitted = self._none
+        failed = is_result and bool(event.failed)
+        predicted = None
+        if failed and self.failure_ends_probes == "observed" and isinstance(call_id, str) and call_id:
+            p = budgets["P"]
+            if not p.terminal and call_id not in p.seen_call_set:
+                predicted = p.failure_ends(event.lane, correctable=event.correctable, empty_lookup=event.empty_lookup)
         if isinstance(call_id, str):
             # Each copy's memory is read before that copy receives the event (copies are independent).
             duplicate = {}
             fresh = {}
-            for name, budget in budgets.items():
+            usable = call_id != ""
+            for name, budget, apply, is_production in self._members:
                 seen = call_id in budget.seen_call_set
                 duplicate[name] = seen
-                fresh[name] = bool(call_id) and not seen and not before[name].terminal
-                admitted[name] = appliers[name](budget, event)
-                after[name] = snap(budget)
+                old = before[name]
+                fresh[name] = usable and not seen and not old.terminal
+                apply(budget, event)
+                new = after[name] = snap(budget)
+                if is_production:
+                    production.append((name, old, new))
         else:
-            duplicate = dict.fromkeys(budgets, False)
-            fresh = dict.fromkeys(budgets, False)
-            for name, budget in budgets.items():
-                admitted[name] = appliers[name](budget, event)
-                after[name] = snap(budget)
+            duplicate = fresh = self._none
+            if isinstance(event, FirstCall):
+                admitted = {}
+            for name, budget, apply, is_production in self._members:
+                if admitted is self._none:
+                    apply(budget, event)
+                else:
+                    admitted[name] = apply(budget, event)
+                new = after[name] = snap(budget)
+                if is_production:
+                    production.append((name, before[name], new))
         if self.reuse_snapshots:
             self._last_after = after
         self._update_history(event, before, after, admitted)
-        step = Step(self.index, event, before, after, duplicate, admitted, self, fresh)
+        index = self.index
+        step = Step(index, event, before, after, duplicate, admitted, self, fresh, failed, tuple(production), predicted)
         found: list[Violation] = []
         tally = self.tally
-        checked, exercised_counts = tally.checked, tally.exercised
+        exercised_counts = tally.exercised
         if self._checks_of is not self.invariants:
             self._checks = tuple((invariant.id, invariant.check) for invariant in self.invariants)
+            self._check_ids = tuple(invariant.id for invariant in self.invariants)
             self._checks_of = self.invariants
+        checked = tally.checked_steps
+        checked[self._check_ids] = checked.get(self._check_ids, 0) + 1
         for invariant_id, check in self._checks:
             exercised, problem = check(step)
-            checked[invariant_id] += 1
             if exercised:
                 exercised_counts[invariant_id] += 1
             if problem is not None:
-                found.append(Violation(invariant_id, self.index, problem))
+                found.append(Violation(invariant_id, index, problem))
         self._count_coverage(event, before, after, admitted)
-        tally.violations.extend(found)
+        if found:
+            tally.violations.extend(found)
         tally.steps += 1
-        self.index += 1
+        self.index = index + 1
         return found
 
     def _update_history(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
@@ -698,15 +857,17 @@ class Monitor:
             self.lookups_only = False
         limit = self.limits.consecutive_failures
         for copy in ("P", "Pr"):
-            if copy not in after:
+            state = after.get(copy)
+            if state is None:
                 continue
-            if admitted.get(copy):
+            if admitted is not self._none and admitted.get(copy):
                 self.admissions[copy] += 1
                 self.streak_admissions[copy] += 1
-            if after[copy].consecutive == 0:
-                self.streak_admissions[copy] = 0
-                self.streak_double_charges[copy] = 0
-            elif after[copy].consecutive - before[copy].consecutive >= 2 and after[copy].consecutive > limit:
+            if state.consecutive == 0:
+                if self.streak_admissions[copy] or self.streak_double_charges[copy]:
+                    self.streak_admissions[copy] = 0
+                    self.streak_double_charges[copy] = 0
+            elif state.consecutive - before[copy].consecutive >= 2 and state.consecutive > limit:
                 self.streak_double_charges[copy] += 1
 
     def _count_coverage(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
@@ -714,14 +875,14 @@ class Monitor:
         p_before, p_after = before["P"], after["P"]
         if p_after.deferrals_used > p_before.deferrals_used:
             coverage["deferrals"] += 1
-        if admitted.get("P"):
+        if admitted is not self._none and admitted.get("P"):
             coverage["admissions"] += 1
         limits = self.limits
         if (
-            "13th" not in self.flags
-            and isinstance(event, Result)
+            isinstance(event, Result)
             and event.failed
             and event.empty_lookup is True
+            and "13th" not in self.flags
             and not p_before.terminal
             and p_before.free_used >= limits.free_empty_lookups
             and p_after.failures == p_before.failures + 1

@@ -1,0 +1,145 @@
+"""The monitor's machinery: B13's two ways of observing a failure, the scratch probe, and the counts.
+
+The budgets here are planted variants of production, and the expected
+behaviour comes from ``shared/spec/budget.md`` (the fuse of 4, the total cap
+of 12) and ``invariants.md`` (B13), never from the monitor itself.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import attrs
+import pytest
+
+from guard.budget import RunProgressBudget
+from guard.limits import Limits
+from properties import bulk
+from properties.copies import ALL_COPIES, new_copies
+from properties.events import Result, Round
+from properties.invariants import (
+    BY_ID,
+    CATALOGUE,
+    PROBE_COPIED,
+    PROBE_EMPTIED,
+    PROBES,
+    Monitor,
+    Tally,
+    failure_outcome,
+    load_probe,
+    new_monitor,
+)
+
+HONEST_COPIES = bulk.default_copies
+
+
+class EndsOneLate(RunProgressBudget):
+    """A planted bug: ``failure_ends`` believes the fuse is one failure further away than it is."""
+
+    def failure_ends(self, lane: Any = None, correctable: Any = False, empty_lookup: Any = False) -> bool:
+        consecutive = self.consecutive
+        self.consecutive = consecutive - 1
+        try:
+            return super().failure_ends(lane, correctable=correctable, empty_lookup=empty_lookup)
+        finally:
+            self.consecutive = consecutive
+
+
+def test_probe_lists_cover_every_budget_field_once() -> None:
+    # A field the loader neither copies nor empties would leak one probe's state into the next.
+    names = [field.name for field in attrs.fields(RunProgressBudget)]
+    assert sorted(PROBE_COPIED + PROBE_EMPTIED) == sorted(names)
+    assert not set(PROBE_COPIED) & set(PROBE_EMPTIED)
+
+
+def test_loaded_probe_matches_a_fresh_copy_whatever_it_held_before() -> None:
+    budget = RunProgressBudget()
+    for number, lane in enumerate(("workspace", "workspace", None, None, "extension")):
+        budget.observe_result(f"c{number}", "read", None, True, lane=lane)
+    budget.observe_result("s", "read", {"path": "a"}, False)
+    scratch = RunProgressBudget()
+    for number in range(14):
+        scratch.observe_result(f"junk{number}", "read", None, True, correctable=True, correctable_refusal="k")
+    untouched = {name: copy.deepcopy(getattr(budget, name)) for name in PROBE_COPIED + PROBE_EMPTIED}
+    load_probe(scratch, budget)
+    for name in PROBE_COPIED:
+        assert getattr(scratch, name) == getattr(budget, name), name
+    for name in ("lane_failures", "exhausted_lanes", "corrected_kinds"):
+        assert getattr(scratch, name) is not getattr(budget, name), f"{name} is shared, not copied"
+    assert not scratch.seen_calls and not scratch.seen_call_set and not scratch.successes
+    for lane, correctable, empty in PROBES:
+        fresh = failure_outcome(budget, lane, correctable, empty)
+        reused = failure_outcome(budget, lane, correctable, empty, scratch)
+        assert fresh == reused, (lane, correctable, empty)
+    # Probing never touches the budget probed.
+    assert {name: getattr(budget, name) for name in untouched} == untouched
+
+
+@pytest.mark.parametrize("mode", ["observed", "all"])
+def test_b13_catches_a_failure_ends_one_late_in_every_mode(mode: str) -> None:
+    copies = new_copies()
+    copies["P"] = EndsOneLate(Limits())
+    monitor = Monitor(limits=Limits(), tally=Tally(), budgets=copies, invariants=(BY_ID["B13"],), failure_ends_probes=mode)
+    found = []
+    # Global failures up to the fuse: at consecutive 3 the planted budget says the fourth failure does not end the run.
+    for number in range(4):
+        found += monitor.step(Result(f"c{number}", failed=True))
+    assert found and found[0].invariant == "B13", found
+
+
+def test_observed_mode_checks_only_failures_new_to_an_open_p() -> None:
+    tally = Tally()
+    monitor = new_monitor(Limits(), tally, new_copies(), failure_ends_probes="observed")
+    monitor.step(Round())
+    monitor.step(Result("a", failed=False))
+    assert tally.exercised["B13"] == 0
+    monitor.step(Result("b", failed=True, lane="workspace"))
+    assert tally.exercised["B13"] == 1
+    monitor.step(Result("b", failed=True))  # a duplicate id changes nothing, so nothing is predicted
+    monitor.step(Result("", failed=True))  # neither does an unusable id
+    assert tally.exercised["B13"] == 1
+
+
+def test_bulk_with_observed_failures_catches_the_planted_failure_ends() -> None:
+    def planted() -> dict[str, Any]:
+        copies = HONEST_COPIES()
+        copies["P"] = EndsOneLate(copies["P"].limits)
+        return copies
+
+    result = bulk.run_bulk(11, 200, Tally(), copies=planted)
+    assert result.failure is not None
+    assert result.failure[2].invariant == "B13", str(result.failure[2])
+
+
+def test_unknown_probe_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="failure_ends_probes"):
+        Monitor(limits=Limits(), tally=Tally(), budgets=new_copies(), failure_ends_probes="sometimes")
+
+
+def test_a_monitor_missing_a_copy_is_refused_at_its_first_step() -> None:
+    copies = new_copies()
+    del copies["Pu"]
+    monitor = Monitor(limits=Limits(), tally=Tally(), budgets=copies)
+    with pytest.raises(ValueError, match="needs the copies"):
+        monitor.step(Round())
+    # B13 alone needs only P (the explorer's probe monitor).
+    alone = Monitor(limits=Limits(), tally=Tally(), budgets={"R": copies["R"], "P": copies["P"]}, invariants=(BY_ID["B13"],))
+    assert alone.step(Round()) == []
+
+
+def test_checked_counts_every_invariant_of_the_monitor_at_every_step() -> None:
+    tally = Tally()
+    full = new_monitor(Limits(), tally, new_copies())
+    for number in range(5):
+        full.step(Result(f"c{number}", failed=number % 2 == 0))
+    only = Monitor(limits=Limits(), tally=tally, budgets=new_copies(), invariants=(BY_ID["B2"], BY_ID["B10"]))
+    for _ in range(3):
+        only.step(Round())
+    checked = tally.checked
+    assert checked == {inv.id: 5 + (3 if inv.id in ("B2", "B10") else 0) for inv in CATALOGUE}
+    merged = Tally()
+    merged.merge(tally)
+    merged.merge(tally)
+    assert merged.checked == {key: 2 * value for key, value in checked.items()}
+    assert set(ALL_COPIES) == set(new_copies())
