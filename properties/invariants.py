@@ -70,16 +70,26 @@ _new_snap = tuple.__new__
 
 
 def snap(budget: Any) -> Snap:
+    """The snapshot of either budget."""
+    return snap_production(budget) if isinstance(budget, RunProgressBudget) else snap_reference(budget)
+
+
+def snap_production(budget: RunProgressBudget) -> Snap:
     lanes = budget.lane_failures
     exhausted = budget.exhausted_lanes
-    if isinstance(budget, RunProgressBudget):
-        kinds = budget.corrected_kinds
-        return _new_snap(Snap, (
-            budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-            lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
-            budget.deferred, budget.deferrals_used, budget.correction,
-            frozenset(kinds) if kinds else _NONE, budget.free_lookups_used,
-        ))
+    kinds = budget.corrected_kinds
+    return _new_snap(Snap, (
+        budget.terminal, budget.rounds, budget.failures, budget.consecutive,
+        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
+        budget.deferred, budget.deferrals_used, budget.correction,
+        frozenset(kinds) if kinds else _NONE, budget.free_lookups_used,
+    ))
+
+
+def snap_reference(budget: Any) -> Snap:
+    """The reference has none of the production-only fields: they keep their defaults."""
+    lanes = budget.lane_failures
+    exhausted = budget.exhausted_lanes
     return _new_snap(Snap, (
         budget.terminal, budget.rounds, budget.failures, budget.consecutive,
         lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
@@ -120,6 +130,8 @@ class Step:
     fresh: dict[str, bool]
     #: The event is a result reporting a failure (``failed`` truthy, as both budgets read it).
     failed: bool
+    #: (copy, before, after) for every copy, the reference first.
+    rows: tuple
     #: (copy, before, after) for every production copy, in ``PRODUCTION_COPIES`` order: what the
     #: per-copy invariants iterate (a tuple walk costs a third of two dictionary lookups per copy).
     production: tuple
@@ -406,11 +418,10 @@ def b10_rounds_cap(step: Step) -> Outcome:
     """More than the rounds limit without progress always stops the run and clears a pending correction."""
     limit = step.monitor.limits.rounds_without_progress
     exercised = False
-    for after in step.after.values():
+    for copy, _before, after in step.rows:
         if after.rounds > limit:
             exercised = True
             if not after.terminal or after.correction is not None:
-                copy = next(name for name, state in step.after.items() if state is after)
                 return True, f"{copy} at {after.rounds} rounds: terminal={after.terminal}, correction={after.correction!r}"
     return exercised, None
 
@@ -424,8 +435,8 @@ def b11_empty_lookups(step: Step) -> Outcome:
         before, after = step.before[copy], step.after[copy]
         if after.free_used > limits.free_empty_lookups:
             return True, f"{copy} gave {after.free_used} free lookups"
-        if not failed:
-            continue
+        if not failed or step.event.empty_lookup is not True:
+            continue  # neither branch below can hold: a copy receives the event's flag or False
         if step.free_lookup(copy):
             exercised = True
             if before._replace(free_used=before.free_used + 1) != after:
@@ -450,16 +461,15 @@ def b12_sticky_stops(step: Step) -> Outcome:
     exercised = False
     event = step.event
     receipt = isinstance(event, Result)
-    afters, duplicate = step.after, step.duplicate
-    for copy, before in step.before.items():
+    duplicate = step.duplicate
+    for copy, before, after in step.rows:
         if not before.terminal:
             # An open copy ignores only a duplicate receipt; it cannot re-open.
             if receipt and duplicate[copy]:
                 exercised = True
-                if afters[copy] != before:
-                    return True, f"{copy} changed on an ignored receipt: {before!r} -> {afters[copy]!r}"
+                if after != before:
+                    return True, f"{copy} changed on an ignored receipt: {before!r} -> {after!r}"
             continue
-        after = afters[copy]
         if receipt:
             exercised = True
             if after != before:
@@ -731,6 +741,7 @@ class Monitor:
     _checks_of: Any = None
     #: (name, budget, applier) for each copy of ``budgets``, rebuilt whenever ``budgets`` is replaced.
     _members: tuple = ()
+    _first_production: int = 1
     _members_of: Any = None
     _none: dict = attrs.field(factory=dict)
 
@@ -765,7 +776,12 @@ class Monitor:
         if needs_all and set(budgets) != set(ALL_COPIES):
             raise ValueError(f"a monitor checking {[i.id for i in self.invariants]} needs the copies {ALL_COPIES}, got {tuple(budgets)}")
         order = [name for name in ALL_COPIES if name in budgets] + [name for name in budgets if name not in ALL_COPIES]
-        self._members = tuple((name, budgets[name], self.appliers[name], name in FEATURE_FLAGS) for name in order)
+        self._members = tuple(
+            (name, budgets[name], self.appliers[name], snap_production if isinstance(budgets[name], RunProgressBudget) else snap_reference)
+            for name in order
+        )
+        # The production rows are every row after the reference's (``order`` puts R first).
+        self._first_production = 1 if order and order[0] == "R" else 0
         self._none = dict.fromkeys(order, False)
         self._members_of = budgets
 
@@ -780,7 +796,7 @@ class Monitor:
         is_result = isinstance(event, Result)
         call_id = event.call_id if is_result else None
         after = {}
-        production = []
+        rows = []
         # Only a first call can be admitted (``properties.copies.applier`` returns False for anything else),
         # so other events share one all-False map; no check writes to a step's maps.
         admitted = self._none
@@ -795,32 +811,31 @@ class Monitor:
             duplicate = {}
             fresh = {}
             usable = call_id != ""
-            for name, budget, apply, is_production in self._members:
+            for name, budget, apply, take in self._members:
                 seen = call_id in budget.seen_call_set
                 duplicate[name] = seen
                 old = before[name]
                 fresh[name] = usable and not seen and not old.terminal
                 apply(budget, event)
-                new = after[name] = snap(budget)
-                if is_production:
-                    production.append((name, old, new))
+                new = after[name] = take(budget)
+                rows.append((name, old, new))
         else:
             duplicate = fresh = self._none
             if isinstance(event, FirstCall):
                 admitted = {}
-            for name, budget, apply, is_production in self._members:
+            for name, budget, apply, take in self._members:
                 if admitted is self._none:
                     apply(budget, event)
                 else:
                     admitted[name] = apply(budget, event)
-                new = after[name] = snap(budget)
-                if is_production:
-                    production.append((name, before[name], new))
+                new = after[name] = take(budget)
+                rows.append((name, before[name], new))
         if self.reuse_snapshots:
             self._last_after = after
         self._update_history(event, before, after, admitted)
         index = self.index
-        step = Step(index, event, before, after, duplicate, admitted, self, fresh, failed, tuple(production), predicted)
+        rows = tuple(rows)
+        step = Step(index, event, before, after, duplicate, admitted, self, fresh, failed, rows, rows[self._first_production:], predicted)
         found: list[Violation] = []
         tally = self.tally
         exercised_counts = tally.exercised
@@ -845,13 +860,17 @@ class Monitor:
 
     def _update_history(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
         if isinstance(event, Result):
+            used = self.feature_used
             if event.correctable is True or event.corrected is True:
-                self.feature_used["Pd"] = True
+                used["Pd"] = True
             if event.correctable_refusal is not None:
-                self.feature_used["Pr"] = True
+                used["Pr"] = True
+            # Anything but an empty lookup (a failure with the flag) ends a lookups-only trace.
             if event.empty_lookup is True:
-                self.feature_used["Pl"] = True
-            if not (event.failed and event.empty_lookup is True):
+                used["Pl"] = True
+                if not event.failed:
+                    self.lookups_only = False
+            else:
                 self.lookups_only = False
         elif not isinstance(event, Round):
             self.lookups_only = False
