@@ -221,8 +221,10 @@ def b4_total_never_deferred(step: Step) -> Outcome:
     total = step.monitor.limits.total_failures
     exercised = False
     failed, fresh = step.failed, step.fresh
+    # Only an empty lookup can be free: ask ``free_lookup`` only then.
+    maybe_free = failed and step.event.empty_lookup is True
     for copy, before, after in step.production:
-        charged = failed and fresh[copy] and not step.free_lookup(copy)
+        charged = failed and fresh[copy] and not (maybe_free and step.free_lookup(copy))
         # A bool is 0 or 1: the total must move by exactly ``charged``.
         if after.failures - before.failures != charged:
             return True, f"{copy} total went {before.failures} -> {after.failures}, expected +{int(charged)}"
@@ -250,14 +252,15 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
     limits = step.monitor.limits
     attempts = limits.corrected_attempts
     exercised = False
-    failed = step.failed
+    # Only a correctable failure can be owed a wait: ask ``_owed_a_wait`` only then.
+    maybe_owed = step.failed and step.event.correctable is True
     for copy, before, after in step.production:
         used = after.deferrals_used
         if used > attempts:
             return True, f"{copy} used {used} deferrals"
         if used == before.deferrals_used:
             # No wait started: none was owed, and no counter began waiting for free.
-            if failed and _owed_a_wait(step, copy, before, limits):
+            if maybe_owed and _owed_a_wait(step, copy, before, limits):
                 return True, f"{copy} charged a correctable failure at the fuse with allowance left"
             if after.deferred is not None and after.deferred != before.deferred:
                 return True, f"{copy} began waiting on {after.deferred} without spending an allowance"
@@ -361,6 +364,8 @@ def b8_refusal_grants(step: Step) -> Outcome:
     for copy in ("P", "Pr"):
         before, after = step.before[copy], step.after[copy]
         kinds, correction = after.kinds, after.correction
+        if not kinds and correction is None and before.correction is None:
+            continue  # no kind, no correction before or after: every clause below is vacuous
         # Snapshots share one empty set, so the same object means "both empty": nothing granted.
         granted = _NONE if kinds is before.kinds else kinds - before.kinds
         if len(kinds) > 2:
