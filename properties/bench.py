@@ -64,7 +64,7 @@ def _step_checked(traces: list[list[Any]]) -> tuple[int, float]:
     start = time.perf_counter()
     for events in traces:
         budgets = bulk.default_copies()
-        monitor = new_monitor(bulk.SPEC_LIMITS, Tally(), budgets, failure_ends_probes="observed", reuse_snapshots=True)
+        monitor = new_monitor(bulk.SPEC_LIMITS, Tally(), budgets, **bulk.MONITOR_OPTIONS)
         tail = 0
         for event in events:
             monitor.step(event)

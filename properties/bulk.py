@@ -493,6 +493,9 @@ class BulkResult:
     failure: "tuple[str, list[Event], Violation] | None" = None
 
 
+#: How the bulk driver's monitors run: B13 on P's own failures, snapshots carried from step to step.
+MONITOR_OPTIONS: dict[str, Any] = {"failure_ends_probes": "observed", "reuse_snapshots": True}
+
 #: After every copy has stopped with nothing left to admit, a few more events exercise B12; then the trace ends.
 TAIL_AFTER_STOP = 4
 
@@ -518,7 +521,7 @@ def run_bulk(
     """Check ``traces`` seeded traces; B13 on P's own failures. Stops at the first violation when asked."""
     result = BulkResult(seed=seed)
     copies = copies or default_copies
-    options: dict[str, Any] = {"failure_ends_probes": "observed", "reuse_snapshots": True}
+    options: dict[str, Any] = dict(MONITOR_OPTIONS)
     if invariants is not None:
         options["invariants"] = tuple(invariants)
     start = time.perf_counter()

@@ -295,7 +295,7 @@ def _differs(reference: Snap, other: Snap) -> bool:
     """Two runs differ while either is open and their stops, lanes or counters disagree; two stopped runs agree."""
     if reference.terminal and other.terminal:
         return False
-    return reference[:7] != other[:7]
+    return not same_counters(reference, other)
 
 
 def b6_one_result_later(step: Step) -> Outcome:
@@ -542,8 +542,13 @@ def failure_outcome(
     """
     probe = load_probe(probe if probe is not None else RunProgressBudget(budget.limits), budget)
     probe.observe_result("probe", "probe", None, True, lane=lane, correctable=correctable, empty_lookup=empty)
-    ends = probe.terminal or probe.rounds >= probe.limits.rounds_without_progress
-    return ends or (lane is not None and lane in probe.exhausted_lanes)
+    return failure_ended(probe, lane)
+
+
+def failure_ended(budget: RunProgressBudget, lane: Any) -> bool:
+    """After a failure in ``lane``: the run stopped, the next round would stop it, or the failure's lane is exhausted."""
+    ends = budget.terminal or budget.rounds >= budget.limits.rounds_without_progress
+    return ends or (lane is not None and lane in budget.exhausted_lanes)
 
 
 def b13_failure_ends_exact(step: Step) -> Outcome:
@@ -567,9 +572,8 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
         said = step.predicted
         if said is None:
             return False, None
-        p = monitor.budgets["P"]
         lane = step.event.lane
-        seen = p.terminal or p.rounds >= p.limits.rounds_without_progress or (lane is not None and lane in p.exhausted_lanes)
+        seen = failure_ended(monitor.budgets["P"], lane)
         if said != seen:
             event = step.event
             return True, (
@@ -744,7 +748,8 @@ class Monitor:
     _checks: tuple = ()
     _check_ids: tuple = ()
     _checks_of: Any = None
-    #: (name, budget, applier) for each copy of ``budgets``, rebuilt whenever ``budgets`` is replaced.
+    #: (name, budget, applier, snapshot function, predicts) for each copy of ``budgets``, rebuilt
+    #: whenever ``budgets`` is replaced; ``predicts`` marks P when B13 observes P's own failures.
     _members: tuple = ()
     _first_production: int = 1
     _members_of: Any = None
@@ -781,8 +786,13 @@ class Monitor:
         if needs_all and set(budgets) != set(ALL_COPIES):
             raise ValueError(f"a monitor checking {[i.id for i in self.invariants]} needs the copies {ALL_COPIES}, got {tuple(budgets)}")
         order = [name for name in ALL_COPIES if name in budgets] + [name for name in budgets if name not in ALL_COPIES]
+        observed = self.failure_ends_probes == "observed"
         self._members = tuple(
-            (name, budgets[name], self.appliers[name], snap_production if isinstance(budgets[name], RunProgressBudget) else snap_reference)
+            (
+                name, budgets[name], self.appliers[name],
+                snap_production if isinstance(budgets[name], RunProgressBudget) else snap_reference,
+                observed and name == "P",
+            )
             for name in order
         )
         # The production rows are every row after the reference's (``order`` puts R first).
@@ -797,7 +807,7 @@ class Monitor:
             self._bind(budgets)
         before = self._last_after if self.reuse_snapshots else None
         if before is None:
-            before = {name: snap(budget) for name, budget in budgets.items()}
+            before = {name: take(budget) for name, budget, _apply, take, _predicts in self._members}
         is_result = isinstance(event, Result)
         call_id = event.call_id if is_result else None
         after = {}
@@ -807,20 +817,19 @@ class Monitor:
         admitted = self._none
         failed = is_result and bool(event.failed)
         predicted = None
-        if failed and self.failure_ends_probes == "observed" and isinstance(call_id, str) and call_id:
-            p = budgets["P"]
-            if not p.terminal and call_id not in p.seen_call_set:
-                predicted = p.failure_ends(event.lane, correctable=event.correctable, empty_lookup=event.empty_lookup)
         if isinstance(call_id, str):
             # Each copy's memory is read before that copy receives the event (copies are independent).
             duplicate = {}
             fresh = {}
             usable = call_id != ""
-            for name, budget, apply, take in self._members:
+            for name, budget, apply, take, predicts in self._members:
                 seen = call_id in budget.seen_call_set
                 duplicate[name] = seen
                 old = before[name]
-                fresh[name] = usable and not seen and not old.terminal
+                observes = fresh[name] = usable and not seen and not old.terminal
+                if predicts and failed and observes:
+                    # B13: what P says about this failure before it observes it.
+                    predicted = budget.failure_ends(event.lane, correctable=event.correctable, empty_lookup=event.empty_lookup)
                 apply(budget, event)
                 new = after[name] = take(budget)
                 rows.append((name, old, new))
@@ -828,7 +837,7 @@ class Monitor:
             duplicate = fresh = self._none
             if isinstance(event, FirstCall):
                 admitted = {}
-            for name, budget, apply, take in self._members:
+            for name, budget, apply, take, _predicts in self._members:
                 if admitted is self._none:
                     apply(budget, event)
                 else:
@@ -884,7 +893,7 @@ class Monitor:
             state = after.get(copy)
             if state is None:
                 continue
-            if admitted is not self._none and admitted.get(copy):
+            if admitted.get(copy):
                 self.admissions[copy] += 1
                 self.streak_admissions[copy] += 1
             if state.consecutive == 0:
@@ -899,7 +908,7 @@ class Monitor:
         p_before, p_after = before["P"], after["P"]
         if p_after.deferrals_used > p_before.deferrals_used:
             coverage["deferrals"] += 1
-        if admitted is not self._none and admitted.get("P"):
+        if admitted.get("P"):
             coverage["admissions"] += 1
         limits = self.limits
         if (
