@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 
-from properties.copies import SPEC_LIMITS
+from properties.budget.copies import SPEC_LIMITS
 
 BUDGET = "budget"
 HOOKS = "hooks"

@@ -18,8 +18,8 @@ _SKIP = {"mutants", ".git", ".nox", "reports", "counterexamples", "__pycache__",
          "build", ".venv", "venv"}
 
 #: pytest options for every run on a scratch copy: fastest tests first, killers recorded, the report test left out.
-PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", "--ignore=tests/test_mutations_report.py",
-               "--ignore=tests/test_catalogue_cache.py")
+PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", "--ignore=tests/core/test_mutations_report.py",
+               "--ignore=tests/core/test_catalogue_cache.py")
 
 INVARIANT_ID = re.compile(r"\b([BHLN]\d{1,2})\b")
 

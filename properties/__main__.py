@@ -47,11 +47,12 @@ from typing import Any, Callable, Sequence
 import attrs
 
 from guard.limits import Limits
-from properties import bulk, profiles, report
+from properties import profiles, report
+from properties.budget import bulk
 from properties.counterexample import DEFAULT_DIR, record
 from properties.cli import whole_number
-from properties.events import Event
-from properties.invariants import BY_ID, CATALOGUE, Tally, Violation
+from properties.budget.events import Event
+from properties.budget.invariants import BY_ID, CATALOGUE, Tally, Violation
 from properties.trace import Trace, save_trace
 
 #: Default bulk traces. Alone (no explorer) 14,000 traces check about 475,000 steps, with the state
@@ -174,7 +175,7 @@ def task_bulk(seed: int, traces: int, slices: Sequence[int], only: tuple[str, ..
 
 
 def task_stateful(seed: int, profile: str, examples: int | None, only: tuple[str, ...] | None, shrink: bool = True) -> TaskResult:
-    from properties import stateful
+    from properties.budget import stateful
 
     tally = Tally()
     invariants = tuple(BY_ID[i] for i in only) if only else None
@@ -187,9 +188,9 @@ def task_stateful(seed: int, profile: str, examples: int | None, only: tuple[str
 def explorer_module() -> Any:
     """The explorer, or None when ``properties/explorer.py`` is not there (reported, not fatal)."""
     try:
-        from properties import explorer
+        from properties.budget import explorer
     except ModuleNotFoundError as error:
-        if error.name == "properties.explorer":
+        if error.name == "properties.budget.explorer":
             return None
         raise
     return explorer

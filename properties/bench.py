@@ -2,9 +2,9 @@
 
 Rows, each the median of ``--repeats`` runs in this process:
 
-* bulk: checked steps per second of ``properties.bulk.run_bulk`` (B13 on P's
+* bulk: checked steps per second of ``properties.budget.bulk.run_bulk`` (B13 on P's
   own failures), and the *unchecked floor*: the same events through the
-  same copies via ``properties.copies.applier``, with no snapshots and no
+  same copies via ``properties.budget.copies.applier``, with no snapshots and no
   checks. The ratio of time per step, checked over unchecked, is reported
   for the whole driver (event generation included on both sides) and for
   stepping alone (events built beforehand, the same early cut-off); the cost
@@ -12,7 +12,7 @@ Rows, each the median of ``--repeats`` runs in this process:
   checking over stepping alone.
 * stateful: steps per second of the Hypothesis state machine (every probe of B13).
 * explorer: states and edges per second of the quick configurations.
-* lookup classifier: commands per second (``properties.lookup_bench``).
+* lookup classifier: commands per second (``properties.lookup.bench``).
 * the wall time of one default ``python -m properties`` run (a subprocess).
 
 The seed is fixed (printed) so that every repeat times the same work.
@@ -30,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from properties import bulk, profiles
-from properties.invariants import Tally, new_monitor
+from properties import profiles
+from properties.budget import bulk
+from properties.budget.invariants import Tally, new_monitor
 
 SEED = 20_240_601
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +106,7 @@ def bench_stepping(traces: int, repeats: int) -> dict[str, float]:
 
 
 def bench_stateful(examples: int, repeats: int) -> dict[str, float]:
-    from properties import stateful
+    from properties.budget import stateful
 
     rates = []
     for _ in range(repeats):
@@ -116,7 +117,7 @@ def bench_stateful(examples: int, repeats: int) -> dict[str, float]:
 
 
 def _explorer_once(_: int) -> tuple[int, int, float]:
-    from properties import explorer
+    from properties.budget import explorer
 
     result = explorer.run_explorer(True, Tally())
     return result.states, result.edges, result.seconds
@@ -125,9 +126,9 @@ def _explorer_once(_: int) -> tuple[int, int, float]:
 def bench_explorer(repeats: int, timeout: float) -> dict[str, Any]:
     """States and edges per second of the quick configurations, in a child process so a slow search can be cut off."""
     try:
-        import properties.explorer  # noqa: F401
+        import properties.budget.explorer  # noqa: F401
     except ModuleNotFoundError as error:
-        if error.name == "properties.explorer":
+        if error.name == "properties.budget.explorer":
             return {"status": "absent"}
         raise
     rates, edge_rates = [], []
@@ -144,9 +145,9 @@ def bench_explorer(repeats: int, timeout: float) -> dict[str, Any]:
 
 def bench_classifier(seconds: float) -> dict[str, Any]:
     try:
-        from properties.lookup_bench import bench_lookup
+        from properties.lookup.bench import bench_lookup
     except ModuleNotFoundError as error:
-        if error.name in ("properties.lookup_bench", "guard.lookup", "properties.lookup_corpus"):
+        if error.name in ("properties.lookup.bench", "guard.lookup", "properties.lookup.corpus"):
             return {"status": f"absent ({error.name})"}
         raise
     result = bench_lookup(seconds)
@@ -207,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         add("explorer quick (states/s)", "-", e["status"])
     c = bench_classifier(2.0)
     if c["status"] == "ran":
-        add("lookup classifier (commands/s)", f"{c['commands_per_second']:,.0f}", "properties.lookup_bench")
+        add("lookup classifier (commands/s)", f"{c['commands_per_second']:,.0f}", "properties.lookup.bench")
     else:
         add("lookup classifier (commands/s)", "-", c["status"])
     if not args.skip_default_run:

@@ -15,9 +15,9 @@ from typing import Sequence
 import attrs
 
 from guard.limits import Limits
-from properties.copies import new_copies
-from properties.events import Event, FirstCall, Round, Stop
-from properties.invariants import BY_ID, Tally, Violation, new_monitor, snap
+from properties.budget.copies import new_copies
+from properties.budget.events import Event, FirstCall, Round, Stop
+from properties.budget.invariants import BY_ID, Tally, Violation, new_monitor, snap
 from properties.trace import Trace, save_trace
 
 DEFAULT_DIR = Path("counterexamples")

@@ -4,7 +4,7 @@ Usage::
 
     python -m properties.replay [--json] [--name TEXT] [FILE ...]
 
-Without FILE it replays the built-in recorded sessions (``properties.fixtures``:
+Without FILE it replays the built-in recorded sessions (``properties.budget.fixtures``:
 the three website runs of seed 001 and seed 002's photo-renamer). With FILE
 arguments it loads ``guard-trace/1`` files (``properties.trace``). Every trace
 gets a table and a one-line summary such as::
@@ -21,7 +21,7 @@ when one budget is stopped and the other is not, ``<`` when only the counters
 differ. Refusal kinds are abbreviated in the table (legend below it) and kept
 whole in the summary and in ``--json``.
 
-The production column is the copy ``P`` of ``properties.copies``: every flag
+The production column is the copy ``P`` of ``properties.budget.copies``: every flag
 as the trace gives it. A bad or missing file prints one line naming the file
 and the field to stderr and exits 2.
 """
@@ -37,8 +37,8 @@ from typing import Any, Sequence
 
 import attrs
 
-from properties.copies import applier, new_copies
-from properties.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.copies import applier, new_copies
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.trace import Trace, TraceError, event_to_json, load_trace
 
 #: Tools whose successes are discovery by name (both budgets).
@@ -335,7 +335,7 @@ def load_traces(files: Sequence[str]) -> list[Trace]:
     """The named trace files, or the built-in recorded sessions when none is named."""
     if files:
         return [load_trace(path) for path in files]
-    from properties.fixtures import recorded_traces
+    from properties.budget.fixtures import recorded_traces
 
     return recorded_traces()
 

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import attrs
 
-from properties.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS, Tally
+from properties.budget.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS, Tally
 
 SCHEMA = "guard-properties-report/1"
 NUMERIC = {"checked", "exercised", "reached", "minimum", "value", "seconds", "steps", "traces", "steps/s", "states", "edges", "depth", "states/s"}

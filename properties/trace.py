@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 from guard.limits import Limits
-from properties.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
 
 SCHEMA = "guard-trace/1"
 

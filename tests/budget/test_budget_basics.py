@@ -14,8 +14,8 @@ import random
 import pytest
 
 from guard.budget import RunProgressBudget
-from properties.copies import applier, new_copies, shared_view
-from properties.events import Result, Round, Stop
+from properties.budget.copies import applier, new_copies, shared_view
+from properties.budget.events import Result, Round, Stop
 from reference.budget import ReferenceBudget
 
 BUDGETS = {"reference": ReferenceBudget, "production": RunProgressBudget}

@@ -14,14 +14,14 @@ from collections import deque
 import attrs
 import pytest
 
-import properties.copies
+import properties.budget.copies
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties import explorer
-from properties.copies import new_copies
-from properties.events import FirstCall, Result, Round, Stop
-from properties.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
-from properties.invariants import CATALOGUE, Monitor, Tally
+from properties.budget import explorer
+from properties.budget.copies import new_copies
+from properties.budget.events import FirstCall, Result, Round, Stop
+from properties.budget.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
+from properties.budget.invariants import CATALOGUE, Monitor, Tally
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
 SPEC_NUMBERS = {
@@ -219,7 +219,7 @@ class ForgivesAnySuccess(RunProgressBudget):
 
 
 def test_a_planted_forgiveness_bug_is_found_with_the_shortest_trace(monkeypatch, tmp_path):
-    monkeypatch.setattr(properties.copies, "RunProgressBudget", ForgivesAnySuccess)
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", ForgivesAnySuccess)
     tally = Tally()
     # Total 3: room for a failure, a waiting one, and the success after it (at total 2 the wait hits the cap).
     scope = attrs.evolve(TINY, name="c2 t3", limits=attrs.evolve(TINY.limits, total_failures=3))

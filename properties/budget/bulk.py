@@ -44,9 +44,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import attrs
 import numpy as np
 
-from properties.copies import SPEC_LIMITS, applier, default_copies
-from properties.events import Event, FirstCall, Result, Round, Stop
-from properties.invariants import Tally, Violation, new_monitor
+from properties.budget.copies import SPEC_LIMITS, applier, default_copies
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.invariants import Tally, Violation, new_monitor
 
 
 KINDS = ("playground-first-write", "playground-project-path")

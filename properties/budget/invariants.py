@@ -21,8 +21,8 @@ import attrs
 
 from guard.budget import GLOBAL, RunProgressBudget
 from guard.limits import Limits
-from properties.copies import ALL_COPIES, FEATURE_FLAGS, applier
-from properties.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from reference.budget import DISCOVERY_TOOLS
 
 LANE_NAMES = ("workspace", "extension")
@@ -504,7 +504,7 @@ PROBE_COPIED = (
     "deferred", "deferrals_used", "correction", "corrected_kinds", "free_lookups_used",
 )
 #: The memories start empty, as in a fresh budget: the probe's call id is new to the run, and a
-#: failure reads no success. ``tests/test_invariants_probe.py`` checks the two lists cover every field.
+#: failure reads no success. ``tests/budget/test_invariants_probe.py`` checks the two lists cover every field.
 PROBE_EMPTIED = ("seen_calls", "seen_call_set", "successes")
 
 
@@ -812,7 +812,7 @@ class Monitor:
         call_id = event.call_id if is_result else None
         after = {}
         rows = []
-        # Only a first call can be admitted (``properties.copies.applier`` returns False for anything else),
+        # Only a first call can be admitted (``properties.budget.copies.applier`` returns False for anything else),
         # so other events share one all-False map; no check writes to a step's maps.
         admitted = self._none
         failed = is_result and bool(event.failed)
@@ -939,6 +939,6 @@ class Monitor:
 
 
 def new_monitor(limits: Limits, tally: Tally, budgets: dict[str, Any], **options: Any) -> Monitor:
-    """A monitor over fresh budgets (``properties.copies.new_copies``); counts one trace in ``tally``."""
+    """A monitor over fresh budgets (``properties.budget.copies.new_copies``); counts one trace in ``tally``."""
     tally.traces += 1
     return Monitor(limits=limits, tally=tally, budgets=budgets, **options)

@@ -1,7 +1,7 @@
 """Hypothesis properties of ``lookup_found_nothing`` (seed 000).
 
 Valid chains come from the accepted grammar with random quoting and spacing
-(``properties.lookup_corpus``); their expected words are the generator's own
+(``properties.lookup.corpus``); their expected words are the generator's own
 argv lists, not the scanner's output. Example counts come from the profile
 loaded by ``tests/conftest.py``.
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from guard.lookup import lookup_found_nothing, scan_words
-from properties import lookup_corpus as corpus
+from properties.lookup import corpus
 
 
 @st.composite

@@ -2,7 +2,7 @@
 
 The expected outcomes are the fixture README's table and counterfactuals and
 seed 002's photo-renamer account, written here by hand. The traces come from
-``properties.fixtures``, which converts the recordings exactly as the README
+``properties.budget.fixtures``, which converts the recordings exactly as the README
 says; the production column is the copy ``P`` (every flag as recorded).
 """
 
@@ -15,9 +15,9 @@ import pytest
 
 from guard.inspection import INSPECTION_TOOL
 from guard.playground import RoutingState, binds_new_project
-from properties import fixtures
-from properties.copies import applier, new_copies, shared_view
-from properties.events import Event, FirstCall, Result, Round
+from properties.budget import fixtures
+from properties.budget.copies import applier, new_copies, shared_view
+from properties.budget.events import Event, FirstCall, Result, Round
 from properties.trace import Trace
 
 KIND = "ods-pixel-preview-inspection"

@@ -15,10 +15,10 @@ import pytest
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties import bulk
-from properties.copies import ALL_COPIES, new_copies
-from properties.events import Result, Round
-from properties.invariants import (
+from properties.budget import bulk
+from properties.budget.copies import ALL_COPIES, new_copies
+from properties.budget.events import Result, Round
+from properties.budget.invariants import (
     BY_ID,
     CATALOGUE,
     PROBE_COPIED,

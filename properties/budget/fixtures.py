@@ -39,7 +39,7 @@ from typing import Any
 from guard.inspection import INSPECTION_TOOL, correctable_inspection_failure, passed_inspection
 from guard.outcome import failed_outcome
 from guard.playground import RoutingState, binds_new_project
-from properties.events import Event, FirstCall, Result, Round
+from properties.budget.events import Event, FirstCall, Result, Round
 from properties.paths import fixtures_dir
 from properties.trace import Trace, TraceError
 

@@ -20,7 +20,7 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties.events import Event, Result, Round, Stop
+from properties.budget.events import Event, Result, Round, Stop
 from reference.budget import ReferenceBudget, ReferenceLimits
 
 #: Which of the seeds' flags each production copy passes on.

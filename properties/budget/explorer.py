@@ -1,7 +1,7 @@
 """Driver 2: the exhaustive explorer, a breadth-first search over every reachable state.
 
 A *state* is every compared copy together (``R``, ``P0``, ``P``, ``Pu``,
-``Pd``, ``Pr``, ``Pl`` as ``properties.copies.new_copies`` makes them) plus
+``Pd``, ``Pr``, ``Pl`` as ``properties.budget.copies.new_copies`` makes them) plus
 the monitor's history (``Monitor.history()``). From each state the explorer
 delivers every event of a finite alphabet (below) to copies of that state,
 through ``Monitor.step``, so every invariant of the catalogue is checked on
@@ -62,10 +62,10 @@ from typing import Any, Iterable, Sequence
 import attrs
 
 from guard.limits import Limits
-from properties.copies import ALL_COPIES, SPEC_LIMITS, new_copies, reference_limits
+from properties.budget.copies import ALL_COPIES, SPEC_LIMITS, new_copies, reference_limits
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
-from properties.events import Event, FirstCall, Result, Round, Stop
-from properties.invariants import BY_ID, CATALOGUE, Monitor, Tally, Violation
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.invariants import BY_ID, CATALOGUE, Monitor, Tally, Violation
 from reference.budget import ReferenceBudget
 
 
@@ -926,7 +926,7 @@ def run_explorer(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m properties.explorer", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m properties.budget.explorer", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small set the unit tests use")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="where a counterexample trace is saved")
     parser.add_argument("--levels", action="store_true", help="print the size of every breadth-first level")

@@ -50,7 +50,7 @@ def test_editing_one_function_invalidates_only_the_entries_inside_it(tmp_path: P
 def test_any_change_to_a_judging_source_invalidates_everything(tmp_path: Path) -> None:
     copy = _copy(tmp_path)
     before = _keys(copy)
-    test_file = copy / "tests" / "test_budget_deferral.py"
+    test_file = copy / "tests" / "budget" / "test_budget_deferral.py"
     test_file.write_text(test_file.read_text() + "\n# edited\n")
     after = _keys(copy)
     assert all(before[name] != after[name] for name in before)

@@ -18,7 +18,7 @@ Rules are chosen roughly uniformly, which starves deep states, so:
   in the module-level ``TALLY`` (the coverage counts of ``invariants.md``).
 
 The copies use each budget's own defaults and the monitor judges against
-``SPEC_LIMITS`` (see ``properties.bulk``). ``run_stateful`` runs the machine
+``SPEC_LIMITS`` (see ``properties.budget.bulk``). ``run_stateful`` runs the machine
 programmatically with a seed (``@seed``) and a profile from
 ``properties.profiles``; the same seed replays the same examples.
 """
@@ -34,9 +34,9 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
-from properties.bulk import BAD_IDS, KINDS, LANE_VALUES, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
-from properties.events import Event, Result
-from properties.invariants import Monitor, Tally, Violation, new_monitor
+from properties.budget.bulk import BAD_IDS, KINDS, LANE_VALUES, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
+from properties.budget.events import Event, Result
+from properties.budget.invariants import Monitor, Tally, Violation, new_monitor
 
 #: Everything the machine checked since the last ``reset()``; the CLI merges it into the run's total.
 TALLY = Tally()

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from properties import replay
-from properties.events import FirstCall, Result, Round
+from properties.budget.events import FirstCall, Result, Round
 from properties.paths import ROOT
 from properties.trace import SCHEMA, Trace, save_trace
 

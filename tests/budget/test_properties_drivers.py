@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from guard.budget import RunProgressBudget
-from properties import bulk, stateful
+from properties.budget import bulk, stateful
 from properties.__main__ import main
-from properties.events import Result, Round
-from properties.invariants import CATALOGUE, Tally
+from properties.budget.events import Result, Round
+from properties.budget.invariants import CATALOGUE, Tally
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: The unplanted copies, kept before any test replaces ``bulk.default_copies``.
 HONEST_COPIES = bulk.default_copies
 
