@@ -21,6 +21,7 @@ import attrs
 
 from guard.budget import GLOBAL, RunProgressBudget
 from guard.limits import Limits
+from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from reference.budget import DISCOVERY_TOOLS
@@ -172,8 +173,6 @@ class Step:
         )
 
 
-#: What a check returns: (exercised, violation message or None).
-Outcome = tuple[bool, "str | None"]
 
 
 # -- the invariants ------------------------------------------------------
@@ -598,23 +597,6 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
 FAILURE_ENDS_PROBES = ("all", "observed", "off")
 
 
-@attrs.frozen
-class Invariant:
-    id: str
-    seeds: str
-    title: str
-    check: Callable[[Step], Outcome]
-
-    @property
-    def statement(self) -> str:
-        return (self.check.__doc__ or "").strip()
-
-
-SEED_FILES = {
-    "000": "000_33720f75875ca81b.txt",
-    "001": "001_7efc7af1677abc80.txt",
-    "002": "002_4ecf186a1f873e3b.txt",
-}
 
 CATALOGUE: tuple[Invariant, ...] = (
     Invariant("B1", "001, 002", "omitted flags change nothing", b1_stripped_equals_reference),
@@ -638,16 +620,6 @@ BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 # -- verdicts --------------------------------------------------------------
 
 
-@attrs.frozen
-class Violation:
-    invariant: str
-    step: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.invariant} ({BY_ID[self.invariant].title}) violated at step {self.step}: {self.message}"
-
-
 #: The coverage counts ``invariants.md`` asks for, with their minimums in a default run.
 COVERAGE_MINIMUMS = {
     "deferrals": 100,
@@ -657,55 +629,6 @@ COVERAGE_MINIMUMS = {
     "runs stopped by the total cap at consecutive 3": 20,
     "runs stopped by the rounds cap": 20,
 }
-
-
-@attrs.define
-class Tally:
-    """Checked and exercised counts per invariant, violations, and coverage counts, for one driver or a whole run."""
-
-    #: Steps checked, per set of invariant ids: a monitor checks its whole set at every step, so it
-    #: counts one per step here instead of one per invariant (``checked`` adds them up).
-    checked_steps: dict[tuple[str, ...], int] = attrs.field(factory=dict)
-    exercised: dict[str, int] = attrs.field(factory=lambda: {inv.id: 0 for inv in CATALOGUE})
-    violations: list[Violation] = attrs.field(factory=list)
-    coverage: dict[str, int] = attrs.field(factory=lambda: {name: 0 for name in COVERAGE_MINIMUMS})
-    steps: int = 0
-    traces: int = 0
-
-    @property
-    def checked(self) -> dict[str, int]:
-        """Steps that checked each invariant (a new dictionary; add counts with ``add_checks``)."""
-        out = {inv.id: 0 for inv in CATALOGUE}
-        for ids, steps in self.checked_steps.items():
-            for invariant_id in ids:
-                out[invariant_id] += steps
-        return out
-
-    def add_checks(self, other: "Tally") -> None:
-        """Add ``other``'s checked counts to this tally's."""
-        for ids, steps in other.checked_steps.items():
-            self.checked_steps[ids] = self.checked_steps.get(ids, 0) + steps
-
-    def merge(self, other: "Tally") -> None:
-        self.add_checks(other)
-        for key in self.exercised:
-            self.exercised[key] += other.exercised[key]
-        for key in self.coverage:
-            self.coverage[key] += other.coverage[key]
-        self.violations.extend(other.violations)
-        self.steps += other.steps
-        self.traces += other.traces
-
-    def status(self, invariant_id: str) -> str:
-        if any(violation.invariant == invariant_id for violation in self.violations):
-            return "violated"
-        if self.exercised[invariant_id] == 0:
-            return "vacuous"
-        return "held"
-
-    @property
-    def ok(self) -> bool:
-        return all(self.status(inv.id) == "held" for inv in CATALOGUE)
 
 
 # -- the per-trace monitor ----------------------------------------------------
@@ -864,7 +787,7 @@ class Monitor:
             if exercised:
                 exercised_counts[invariant_id] += 1
             if problem is not None:
-                found.append(Violation(invariant_id, index, problem))
+                found.append(Violation(invariant_id, index, problem, BY_ID[invariant_id].title))
         self._count_coverage(event, before, after, admitted)
         if found:
             tally.violations.extend(found)

@@ -97,7 +97,7 @@ class BudgetMachine(RuleBasedStateMachine):
         before = dict(TALLY.coverage)
         found = self.monitor.step(item)
         for name, count in TALLY.coverage.items():
-            if count != before[name] and name not in self.reached:
+            if count != before.get(name, 0) and name not in self.reached:
                 self.reached.add(name)
                 REACHED[name] = REACHED.get(name, 0) + 1
                 event(f"reached: {name}")

@@ -1,0 +1,110 @@
+"""The shared core of the verdict: the invariant record, a violation, and the tally every driver fills.
+
+An invariant belongs to one subject (``budget``, ``hooks``, ``navigation``)
+and names the seeds that ask for it. Its check is a documented predicate over
+one step of that subject's trace, returning ``(exercised, violation or None)``:
+whether the step met the invariant's antecedent, and what broke if anything.
+A check is pure: it reads the step and returns; counting coverage is the
+subject's own separate step hook, never a side effect of a check, so checking
+fewer invariants (``--only``) never changes a coverage count.
+
+The tally is subject-independent: counters are ``collections.Counter``s keyed
+by invariant id and coverage name, so tallies of any subjects merge by adding.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Iterable
+
+import attrs
+
+#: What a check returns: (exercised, violation message or None).
+Outcome = tuple[bool, "str | None"]
+
+#: The seed texts in ``shared/seeds/``, by number.
+SEED_FILES = {
+    "000": "000_33720f75875ca81b.txt",
+    "001": "001_7efc7af1677abc80.txt",
+    "002": "002_4ecf186a1f873e3b.txt",
+    "003": "003_a2a020441d7563af.txt",
+}
+
+
+@attrs.frozen
+class Invariant:
+    """One named, documented predicate of the catalogue."""
+
+    id: str
+    seeds: str
+    title: str
+    check: Callable[[Any], Outcome]
+    subject: str = "budget"
+
+    @property
+    def statement(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+
+@attrs.frozen
+class Violation:
+    """An invariant that failed at one step (numbered from 0, as every table and replay prints it)."""
+
+    invariant: str
+    step: int
+    message: str
+    title: str = ""
+
+    def __str__(self) -> str:
+        name = f"{self.invariant} ({self.title})" if self.title else self.invariant
+        return f"{name} violated at step {self.step}: {self.message}"
+
+
+@attrs.define
+class Tally:
+    """Checked and exercised counts per invariant, violations and coverage counts, for one driver or a run.
+
+    Counters start empty and read 0 for any id, so one tally type serves every
+    subject, and ``merge`` adds tallies of different subjects or drivers.
+    """
+
+    #: Steps checked, per set of invariant ids: a monitor checks its whole set at every step, so it
+    #: counts one per step here instead of one per invariant (``checked`` adds them up).
+    checked_steps: Counter = attrs.field(factory=Counter)
+    exercised: Counter = attrs.field(factory=Counter)
+    violations: list[Violation] = attrs.field(factory=list)
+    coverage: Counter = attrs.field(factory=Counter)
+    steps: int = 0
+    traces: int = 0
+
+    @property
+    def checked(self) -> Counter:
+        """Steps that checked each invariant (a new counter)."""
+        out: Counter = Counter()
+        for ids, steps in self.checked_steps.items():
+            for invariant_id in ids:
+                out[invariant_id] += steps
+        return out
+
+    def add_checks(self, other: "Tally") -> None:
+        """Add ``other``'s checked counts to this tally's."""
+        self.checked_steps.update(other.checked_steps)
+
+    def merge(self, other: "Tally") -> None:
+        self.add_checks(other)
+        self.exercised.update(other.exercised)
+        self.coverage.update(other.coverage)
+        self.violations.extend(other.violations)
+        self.steps += other.steps
+        self.traces += other.traces
+
+    def status(self, invariant_id: str) -> str:
+        if any(violation.invariant == invariant_id for violation in self.violations):
+            return "violated"
+        if self.exercised[invariant_id] == 0:
+            return "vacuous"
+        return "held"
+
+    def ok_for(self, ids: Iterable[str]) -> bool:
+        """Every invariant of ``ids`` held and was exercised."""
+        return all(self.status(invariant_id) == "held" for invariant_id in ids)
