@@ -15,6 +15,8 @@ any process and returns picklable results:
 * ``drivers``: ``Driver`` records; each takes a ``DriverRequest`` and returns
   a ``DriverResult`` (a tally, a report row's details, and the first failure
   as events plus a violation, or None).
+* ``state_machine``: the Hypothesis state machine as a standalone class, for
+  pytest and HypoFuzz.
 * ``events``: the event classes of its traces, by the name trace files use;
   ``monitor`` builds the subject's monitor over fresh copies, so that replay,
   counterexample shrinking and regression tests re-judge a trace with the very
@@ -89,6 +91,10 @@ class Subject:
     events: Mapping[str, type] = attrs.field(factory=dict)
     #: ``monitor(tally, only)`` -> an object with ``step(event) -> list[Violation]``.
     monitor: "Callable[[Tally, Sequence[Invariant] | None], Any] | None" = None
+    #: ``state_machine()`` -> a Hypothesis ``RuleBasedStateMachine`` subclass that checks the subject's whole
+    #: catalogue and fails (AssertionError naming the invariant id) at the first violation; what
+    #: ``tests/fuzz`` exposes to HypoFuzz. None when the subject has no state machine yet.
+    state_machine: "Callable[[], type] | None" = None
 
     @property
     def ids(self) -> tuple[str, ...]:
