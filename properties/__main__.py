@@ -49,7 +49,7 @@ import attrs
 from guard.limits import Limits
 from properties import profiles, report
 from properties.budget import bulk
-from properties.counterexample import DEFAULT_DIR, record
+from properties.counterexample import DEFAULT_DIR, record, save_counterexample
 from properties.cli import whole_number
 from properties.budget.events import Event
 from properties.budget.invariants import BY_ID, CATALOGUE, Tally, Violation
@@ -348,15 +348,34 @@ def _limits_note() -> str:
     return "note: guard/limits.py defaults differ from shared/spec/budget.md: " + ", ".join(changed)
 
 
-def _counterexample(driver: str, failure: tuple[list[Event], Violation]) -> tuple[str, str]:
+def _counterexample(task: str, failure: tuple[list[Event], Violation]) -> tuple[str, str]:
+    # ``task`` is the task's name, e.g. "bulk (numpy-seeded) A": the driver, and the worker's letter if any.
+    driver, *rest = task.split(" ")
+    worker = rest[-1] if rest and len(rest[-1]) == 1 else ""
     events, violation = failure
     events = list(events[: violation.step + 1]) if violation.step < len(events) else list(events)
     if len(events) > SHRINK_AT_MOST:
-        name = f"{driver}-{violation.invariant}-{len(events)}steps"
-        path = save_trace(Trace(name=name, events=tuple(events), limits=bulk.SPEC_LIMITS), DEFAULT_DIR / f"{name}.json")
+        path = save_counterexample(driver, events, bulk.SPEC_LIMITS, violation, DEFAULT_DIR, worker, "not shrunk")
         return f"COUNTEREXAMPLE from {driver}: {violation}\n  {len(events)} events, not shrunk; saved: {path}", str(path)
-    found = record(driver, events, bulk.SPEC_LIMITS, violation)
+    found = record(driver, events, bulk.SPEC_LIMITS, violation, worker=worker)
     return found.render(), str(found.path)
+
+
+def _unwritable(out: Path) -> str:
+    """Why the report cannot be written to ``out`` ("" when it can): checked before the run, not after."""
+    import tempfile
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+        for name in ("properties.md", "properties.json"):
+            target = out / name
+            if target.exists() and (not target.is_file() or not os.access(target, os.W_OK)):
+                return f"{target}: cannot be overwritten"
+    except OSError as error:
+        return error.strerror or str(error)
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -369,6 +388,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("python -m properties: --quick and --mutants are separate modes; choose one", file=sys.stderr)
         return 2
     mode = "mutants" if args.mutants else "quick" if args.quick else "default"
+    problem = _unwritable(args.out)
+    if problem:
+        print(f"python -m properties: --out {args.out}: cannot write the report: {problem}", file=sys.stderr)
+        return 2
     if args.seed is not None:
         seed = args.seed
     elif mode == "mutants":
@@ -444,15 +467,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             events, violation = outcome.failure
             if violation.invariant in selected:
                 print(f"VIOLATED {violation.invariant} ({outcome.name}) {violation}", flush=True)
-                text, path = _counterexample(outcome.name.split(" ")[0], outcome.failure)
+                text, path = _counterexample(outcome.name, outcome.failure)
                 print(text, flush=True)
-                counterexamples.append(path)
+                if path not in counterexamples:
+                    counterexamples.append(path)
         if outcome.counterexample_text:
             violated = [v for v in outcome.tally.violations if v.invariant in selected]
             if violated:
                 print(f"VIOLATED {violated[0].invariant} ({outcome.name}) {violated[0]}", flush=True)
                 print(outcome.counterexample_text, flush=True)
-                counterexamples.append(outcome.counterexample_path)
+                if outcome.counterexample_path not in counterexamples:
+                    counterexamples.append(outcome.counterexample_path)
 
     wall = time.perf_counter() - started
     verdict = report.judge(total, selected, check_coverage=mode == "default", driver_errors=errors)

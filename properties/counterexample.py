@@ -4,11 +4,21 @@ Every driver ends here when an invariant fails: Hypothesis shrinks its own
 examples, the explorer keeps the shortest path (breadth first), and the bulk
 driver shrinks by deleting events while the same invariant still fails. The
 saved file is a ``guard-trace/1`` document that ``nox -s replay -- FILE``
-shows side by side.
+shows side by side and judges again.
+
+File names. Each counterexample gets its own file, named from the driver, the
+worker (``A``/``B`` for the two bulk processes), the invariant, the number of
+steps and a short hash of the content (``bulk-A-B11-2steps-3f9c21ab.json``):
+two workers, or two runs, never overwrite each other's file, and the same
+counterexample found twice lands in the same file rather than in two. The file
+names the invariant and the step (from 0, as ``step_table`` and replay number
+steps) where it broke, so replay can say whether it still breaks.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -18,7 +28,7 @@ from guard.limits import Limits
 from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Round, Stop
 from properties.budget.invariants import BY_ID, Tally, Violation, new_monitor, snap
-from properties.trace import Trace, save_trace
+from properties.trace import Trace, dumps, save_trace
 
 DEFAULT_DIR = Path("counterexamples")
 
@@ -106,10 +116,32 @@ class Counterexample:
         )
 
 
-def record(driver: str, events: Sequence[Event], limits: Limits, violation: Violation, out_dir: Path = DEFAULT_DIR) -> Counterexample:
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
+
+
+def counterexample_trace(driver: str, events: Sequence[Event], limits: Limits, violation: Violation,
+                         worker: str = "", note: str = "") -> Trace:
+    """The trace file of a counterexample, named ``driver[-worker]-invariant-Nsteps-hash``."""
+    body = Trace(name="", events=tuple(events), limits=limits, invariant=violation.invariant, step=violation.step)
+    digest = hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()[:8]
+    parts = [_slug(driver), _slug(worker), violation.invariant, f"{len(body.events)}steps", digest]
+    name = "-".join(part for part in parts if part)
+    origin = f"{driver}" + (f" worker {worker}" if worker else "") + (f", {note}" if note else "")
+    return attrs.evolve(body, name=name, origin=origin)
+
+
+def save_counterexample(driver: str, events: Sequence[Event], limits: Limits, violation: Violation,
+                        out_dir: Path = DEFAULT_DIR, worker: str = "", note: str = "") -> Path:
+    """Save a counterexample as it is (not shrunk) under its own name; returns the path."""
+    trace = counterexample_trace(driver, events, limits, violation, worker, note)
+    return save_trace(trace, Path(out_dir) / f"{trace.name}.json")
+
+
+def record(driver: str, events: Sequence[Event], limits: Limits, violation: Violation, out_dir: Path = DEFAULT_DIR,
+           worker: str = "") -> Counterexample:
     """Shrink, save and describe a failing trace."""
     small = shrink(events, limits, violation.invariant)
     final = first_violation(small, limits, violation.invariant) or violation
-    name = f"{driver}-{violation.invariant}-{len(small)}steps"
-    path = save_trace(Trace(name=name, events=tuple(small), limits=limits), out_dir / f"{name}.json")
+    path = save_counterexample(driver, small, limits, final, out_dir, worker)
     return Counterexample(driver, final, tuple(small), limits, path)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
 
@@ -38,7 +39,9 @@ def chosen_profile() -> str:
     named = os.environ.get("HYPOTHESIS_PROFILE")
     if named:
         if named not in PROFILES:
-            raise SystemExit(f"HYPOTHESIS_PROFILE: unknown profile {named!r}; choose one of {', '.join(PROFILES)}")
+            # A bad option like any other: one line, exit status 2 (a SystemExit with a message exits 1).
+            print(f"HYPOTHESIS_PROFILE: unknown profile {named!r}; choose one of {', '.join(PROFILES)}", file=sys.stderr)
+            raise SystemExit(2)
         return named
     return "ci" if os.environ.get("CI") else "dev"
 

@@ -33,13 +33,15 @@ import json
 import os
 import re
 import sys
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import attrs
 
-from properties.budget.copies import applier, new_copies
+from guard.limits import Limits
+from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.trace import Trace, TraceError, event_to_json, load_trace
+from properties.budget.invariants import Tally, new_monitor
+from properties.trace import Trace, TraceError, event_to_json, printable, read_trace
 
 #: Tools whose successes are discovery by name (both budgets).
 DISCOVERY_TOOLS = frozenset({"tool_search", "tool_describe", "pixel_ods_skill"})
@@ -48,6 +50,8 @@ DISCOVERY_TOOLS = frozenset({"tool_search", "tool_describe", "pixel_ods_skill"})
 TOOL_PREFIX = "pixel_ods_workspace_"
 TOOL_WIDTH = 15
 LABEL_WIDTH = 12
+#: A table shows at most this many rows; ``--json`` streams every row of any length.
+TABLE_ROWS = 2_000
 
 
 @attrs.frozen
@@ -78,6 +82,10 @@ class Row:
     production: BudgetState
     admitted: bool
     marker: str
+    #: Why both budgets ignored this receipt, or "".
+    ignored: str = ""
+    #: The invariants that broke at this step.
+    broken: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -85,6 +93,12 @@ class Replay:
     name: str
     rows: tuple[Row, ...]
     summary: str
+    #: Steps replayed (``rows`` may hold only the first ``TABLE_ROWS`` of them).
+    count: int = 0
+    broken: tuple["Broken", ...] = ()
+    #: Whether the invariant the file was saved for still breaks ("" when it names none).
+    saved: str = ""
+    trace: "Trace | None" = None
 
 
 # -- running a trace -------------------------------------------------------------------------
@@ -124,6 +138,23 @@ def tool_name(event: Event) -> str:
     return text
 
 
+def ignored_reason(event: Event, reference: Any, production: Any) -> str:
+    """Why both budgets ignore this receipt ("" when they do not): an unusable id, or one they have seen.
+
+    A host may send any JSON scalar as an id; both budgets count a receipt only under a non-empty
+    string id (seed 001's duplicate rule), so a trace may hold one and the table must say the receipt
+    changed nothing on purpose rather than leave a silent ``0 0``.
+    """
+    if not isinstance(event, Result):
+        return ""
+    call_id = event.call_id
+    if not isinstance(call_id, str) or call_id == "":
+        return f"ignored: call_id {printable(json.dumps(call_id))} is not a non-empty string"
+    if call_id in reference.seen_call_set and call_id in production.seen_call_set:
+        return "ignored: duplicate call_id"
+    return ""
+
+
 def event_summary(event: Event, kinds: dict[str, str] | None = None) -> str:
     """``round``, ``stop``, ``first_call remedy yes|no`` or ``result failed|ok`` with its flags."""
     if isinstance(event, Round):
@@ -138,12 +169,12 @@ def event_summary(event: Event, kinds: dict[str, str] | None = None) -> str:
     if event.corrected:
         parts.append("P")
     if event.correctable_refusal:
-        kind = event.correctable_refusal
+        kind = printable(event.correctable_refusal)
         parts.append(f"R:{(kinds or {}).get(kind, kind)}")
     if event.empty_lookup:
         parts.append("E")
     if event.lane is not None:
-        parts.append(f"L:{event.lane}")
+        parts.append(f"L:{printable(event.lane)}")
     if event.discovery or (not event.failed and event.tool in DISCOVERY_TOOLS):
         parts.append("D")
     if event.pending:
@@ -157,70 +188,151 @@ def _describe(row: Row) -> str:
     return f"step {row.step} ({event_summary(row.event).split(' ')[0]})"
 
 
-def replay_trace(trace: Trace) -> Replay:
-    """Deliver every event to the reference and to production (``P``) and record each step."""
-    copies = new_copies(trace.limits)
-    reference, production = copies["R"], copies["P"]
-    to_reference, to_production = applier("R"), applier("P")
-    rows = []
-    for step, event in enumerate(trace.events, start=1):
-        to_reference(reference, event)
-        admitted = to_production(production, event)
+@attrs.define
+class _Side:
+    """How one budget ended, kept step by step so that a trace of any length needs constant memory."""
+
+    which: str
+    previous: bool = False
+    first_stop: str | None = None
+    stop_at: str | None = None
+    admissions: list[str] = attrs.field(factory=list)
+    admission_count: int = 0
+    final: BudgetState | None = None
+
+    def add(self, row: Row) -> None:
+        state: BudgetState = getattr(row, self.which)
+        if state.stopped and not self.previous:
+            self.stop_at = _describe(row)
+            self.first_stop = self.first_stop or self.stop_at
+        self.previous = state.stopped
+        if self.which == "production" and row.admitted:
+            self.admission_count += 1
+            if len(self.admissions) < 4:
+                self.admissions.append(_describe(row))
+        self.final = state
+
+    def text(self) -> str:
+        notes: list[str] = []
+        final = self.final
+        if final is not None and final.stopped and self.stop_at is not None:
+            head = f"stops after {self.stop_at}"
+            if self.first_stop != self.stop_at:
+                notes.append(f"first tripped after {self.first_stop}")
+        else:
+            head = "open"
+            if self.first_stop is not None:
+                notes.append(f"tripped after {self.first_stop}")
+        if self.admission_count:
+            more = self.admission_count - len(self.admissions)
+            notes.append("remedy admitted at " + ", ".join(self.admissions) + (f" and {more} more" if more > 0 else ""))
+        if final is not None and final.pending:
+            notes.append(f"pending correction: {final.pending}")
+        if final is not None and final.waiting:
+            notes.append(f"waiting: {final.waiting}")
+        return head + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def summarize(rows: Iterable[Row]) -> str:
+    """One line: how the reference and production ended."""
+    reference, production = _Side("reference"), _Side("production")
+    for row in rows:
+        reference.add(row)
+        production.add(row)
+    return f"reference {reference.text()}; production {production.text()}"
+
+
+@attrs.frozen
+class Broken:
+    """An invariant that broke during a replay: its first step and how many steps broke it."""
+
+    invariant: str
+    title: str
+    step: int
+    message: str
+    steps: int
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def saved_verdict(trace: Trace, broken: Sequence[Broken]) -> str:
+    """Whether the invariant a file was saved for still breaks, and where ("" when the file names none)."""
+    if trace.invariant is None:
+        return ""
+    at = f" at step {trace.step}" if trace.step is not None else ""
+    found = next((item for item in broken if item.invariant == trace.invariant), None)
+    if found is None:
+        return f"saved for {trace.invariant}{at}: holds now"
+    if trace.step is None or found.step == trace.step:
+        return f"saved for {trace.invariant}{at}: still breaks at step {found.step}"
+    return f"saved for {trace.invariant}{at}: still breaks, but first at step {found.step}"
+
+
+def _new_judge(limits: Limits) -> Any:
+    """The budget's monitor over fresh copies with the trace's limits: the checks every driver runs."""
+    return new_monitor(limits, Tally(), new_copies(limits))
+
+
+def replay_rows(trace: Trace, events: Iterable[Event], broken: dict[str, Broken]) -> Iterator[Row]:
+    """Deliver every event to every copy through the monitor; yield one row per step (numbered from 0).
+
+    Each invariant that breaks is added to ``broken`` (its first step, and a count of steps). The
+    table shows the reference and production (``P``); the monitor also runs the other copies and
+    B13's probes, exactly as the drivers do, so a replay breaks what the run broke.
+    """
+    monitor = _new_judge(trace.limits)
+    reference, production = monitor.budgets["R"], monitor.budgets["P"]
+    tally = monitor.tally
+    for step, event in enumerate(events):
+        ignored = ignored_reason(event, reference, production)
+        admissions = monitor.admissions["P"]
+        found = monitor.step(event)
+        # The monitor keeps every violation in its tally; replay keeps the first of each invariant.
+        tally.violations.clear()
+        for violation in found:
+            known = broken.get(violation.invariant)
+            if known is None:
+                broken[violation.invariant] = Broken(violation.invariant, violation.title, step,
+                                                     printable(violation.message), 1)
+            else:
+                broken[violation.invariant] = attrs.evolve(known, steps=known.steps + 1)
         ref_state, prod_state = _state(reference), _state(production)
-        rows.append(Row(
+        yield Row(
             step=step, event=event, label=_clean(getattr(event, "label", "")), tool=_clean(tool_name(event)),
             summary=event_summary(event), reference=ref_state, production=prod_state,
-            admitted=admitted, marker=_marker(ref_state, prod_state),
-        ))
-    rows_t = tuple(rows)
-    return Replay(name=trace.name, rows=rows_t, summary=summarize(rows_t))
+            admitted=monitor.admissions["P"] > admissions, marker=_marker(ref_state, prod_state),
+            ignored=ignored, broken=tuple(violation.invariant for violation in found),
+        )
+
+
+def replay_trace(trace: Trace, events: Iterable[Event] | None = None, keep: int | None = None) -> Replay:
+    """Replay a trace (or ``events`` streamed from its file), keeping at most ``keep`` rows for the table."""
+    broken: dict[str, Broken] = {}
+    reference, production = _Side("reference"), _Side("production")
+    kept: list[Row] = []
+    count = 0
+    for row in replay_rows(trace, trace.events if events is None else events, broken):
+        reference.add(row)
+        production.add(row)
+        if keep is None or count < keep:
+            kept.append(row)
+        count += 1
+    found = tuple(sorted(broken.values(), key=lambda item: (item.step, _order(item.invariant))))
+    return Replay(
+        name=printable(trace.name), rows=tuple(kept), summary=f"reference {reference.text()}; production {production.text()}",
+        count=count, broken=found, saved=saved_verdict(trace, found), trace=trace,
+    )
+
+
+def _order(invariant: str) -> tuple[str, int]:
+    match = re.fullmatch(r"([A-Z]+)(\d+)", invariant)
+    return (match.group(1), int(match.group(2))) if match else (invariant, 0)
 
 
 def _clean(text: Any) -> str:
-    # A label from a file must not break the table's lines.
-    return re.sub(r"[\x00-\x1f\x7f]", " ", str(text))
-
-
-def _list(labels: list[str], limit: int = 4) -> str:
-    shown = labels[:limit]
-    more = len(labels) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
-
-def _side(rows: tuple[Row, ...], which: str) -> str:
-    """How one budget ended: where it stopped, and what waited, pended, was admitted or ignored."""
-    stop_row = None
-    first_stop = None
-    previous = False
-    for row in rows:
-        state: BudgetState = getattr(row, which)
-        if state.stopped and not previous:
-            stop_row = row
-            first_stop = first_stop or row
-        previous = state.stopped
-    final: BudgetState | None = getattr(rows[-1], which) if rows else None
-    notes: list[str] = []
-    admissions = [_describe(row) for row in rows if which == "production" and row.admitted]
-    if final is not None and final.stopped and stop_row is not None:
-        head = f"stops after {_describe(stop_row)}"
-        if first_stop is not stop_row:
-            notes.append(f"first tripped after {_describe(first_stop)}")
-    else:
-        head = "open"
-        if first_stop is not None:
-            notes.append(f"tripped after {_describe(first_stop)}")
-    if admissions:
-        notes.append(f"remedy admitted at {_list(admissions)}")
-    if final is not None and final.pending:
-        notes.append(f"pending correction: {final.pending}")
-    if final is not None and final.waiting:
-        notes.append(f"waiting: {final.waiting}")
-    return head + (f" ({'; '.join(notes)})" if notes else "")
-
-
-def summarize(rows: tuple[Row, ...]) -> str:
-    """One line: how the reference and production ended."""
-    return f"reference {_side(rows, 'reference')}; production {_side(rows, 'production')}"
+    # A label from a file must not break the table's lines, nor the terminal's encoder.
+    return re.sub(r"[\x00-\x1f\x7f]", " ", printable(text))
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -257,8 +369,21 @@ def _budget_cells(state: BudgetState, kinds: dict[str, str], extra: str = "") ->
 BUDGET_HEAD = ["con", "tot", "wait", "pend", "stop"]
 
 
+def verdict_lines(replay: Replay) -> list[str]:
+    """Which invariants broke (first step, from 0 as the failure table numbers them) and the saved-for verdict."""
+    lines = []
+    for item in replay.broken:
+        more = f" (and {item.steps - 1} later steps)" if item.steps > 1 else ""
+        lines.append(f"BROKEN {item.invariant} ({item.title}) at step {item.step}: {item.message}{more}")
+    if not replay.broken:
+        lines.append(f"invariants: none broken in {replay.count:,} steps")
+    if replay.saved:
+        lines.append(replay.saved)
+    return lines
+
+
 def render(replay: Replay) -> str:
-    """The side-by-side table, its legend and the summary line."""
+    """The side-by-side table, its legend, the summary line and the invariants' verdict."""
     kinds = kind_abbreviations([
         kind for row in replay.rows
         for kind in (getattr(row.event, "correctable_refusal", None), row.production.pending)
@@ -267,11 +392,12 @@ def render(replay: Replay) -> str:
     head = ["step", "label", "tool", "event"]
     table = []
     for row in replay.rows:
+        event = event_summary(row.event, kinds) + (" ignored" if row.ignored else "")
         table.append([
-            str(row.step), _cut(row.label, LABEL_WIDTH), _cut(row.tool, TOOL_WIDTH), event_summary(row.event, kinds),
+            str(row.step), _cut(row.label, LABEL_WIDTH), _cut(row.tool, TOOL_WIDTH), event,
             *_budget_cells(row.reference, kinds),
             *_budget_cells(row.production, kinds, "+" if row.admitted else ""),
-            row.marker,
+            " ".join(filter(None, [row.marker, *("!" + name for name in row.broken)])),
         ])
     columns = head + BUDGET_HEAD + BUDGET_HEAD + [""]
     widths = [max([len(columns[i])] + [len(line[i]) for line in table]) for i in range(len(columns))]
@@ -290,39 +416,80 @@ def render(replay: Replay) -> str:
     ref_width = sum(widths[4:9]) + 4
     prod_width = sum(widths[9:14]) + 4
     group = " ".join([" " * left, "|", "reference".center(ref_width), "|", "production".center(prod_width)]).rstrip()
-    lines = [f"== {replay.name} ({len(replay.rows)} events)", group, fmt(columns)]
+    lines = [f"== {replay.name} ({replay.count} events)", group, fmt(columns)]
     lines.extend(fmt(line) for line in table)
+    if replay.count > len(replay.rows):
+        lines.append(f"... {replay.count - len(replay.rows):,} more steps not shown (--json prints every step)")
     if kinds:
         lines.append("kinds: " + ", ".join(f"{short} = {kind}" for kind, short in kinds.items()))
     if any(row.admitted for row in replay.rows):
         lines.append("+ in production's stop column: the first call after the trip was admitted as the remedy")
+    reasons = sorted({row.ignored for row in replay.rows if row.ignored})
+    if reasons:
+        lines.append("ignored: both budgets ignored the receipt (" + "; ".join(r.removeprefix("ignored: ") for r in reasons) + ")")
+    if any(row.broken for row in replay.rows):
+        lines.append("!B5 in the last column: that invariant broke at this step")
     lines.append(replay.summary)
+    lines.extend(verdict_lines(replay))
     return "\n".join(lines)
 
 
+def row_to_json(row: Row) -> dict[str, Any]:
+    return {
+        "step": row.step,
+        "label": row.label,
+        "tool": row.tool,
+        "event": row.summary,
+        "trace_event": event_to_json(row.event),
+        "ignored": row.ignored,
+        "reference": row.reference.to_json(),
+        "production": {**row.production.to_json(), "admitted": row.admitted},
+        "marker": row.marker,
+        "broken": list(row.broken),
+    }
+
+
+def _dump(value: Any) -> str:
+    # Strict JSON: a non-finite number raises instead of printing a bare NaN (trace files cannot hold one).
+    return json.dumps(value, allow_nan=False, default=repr)
+
+
+def _verdict_json(replay: Replay) -> dict[str, Any]:
+    trace = replay.trace
+    return {
+        "name": replay.name,
+        "subject": trace.subject if trace else "budget",
+        "summary": replay.summary,
+        "steps": replay.count,
+        "broken": [item.to_json() for item in replay.broken],
+        "saved_for": None if trace is None or trace.invariant is None else {
+            "invariant": trace.invariant, "step": trace.step, "verdict": replay.saved,
+            "still_breaks": any(item.invariant == trace.invariant for item in replay.broken),
+        },
+    }
+
+
 def to_json(replay: Replay) -> dict[str, Any]:
-    rows = []
-    for row in replay.rows:
-        rows.append({
-            "step": row.step,
-            "label": row.label,
-            "tool": row.tool,
-            "event": row.summary,
-            "trace_event": event_to_json(row.event),
-            "reference": row.reference.to_json(),
-            "production": {**row.production.to_json(), "admitted": row.admitted},
-            "marker": row.marker,
-        })
-    return {"name": replay.name, "summary": replay.summary, "rows": rows}
+    return {**_verdict_json(replay), "rows": [row_to_json(row) for row in replay.rows]}
 
 
 # -- command line ------------------------------------------------------------------------------
 
 
+class UsageError(Exception):
+    """A bad command line; one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m properties.replay",
-        description="Replay traces through the reference and the production budget, side by side.",
+        description="Replay traces through the reference and the production budget, side by side, "
+                    "judging every invariant at every step.",
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="guard-trace/1 files (default: the recorded sessions)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of tables")
@@ -331,39 +498,100 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_file(path: str) -> Trace:
+    """Read a whole file once, checking every event, and return its header (memory stays bounded)."""
+    stream = read_trace(path)
+    for _ in stream.events:
+        pass
+    return stream.header
+
+
 def load_traces(files: Sequence[str]) -> list[Trace]:
-    """The named trace files, or the built-in recorded sessions when none is named."""
+    """The named trace files (headers only: events are streamed again when replayed), or the recorded sessions."""
     if files:
-        return [load_trace(path) for path in files]
+        return [check_file(path) for path in files]
     from properties.budget.fixtures import recorded_traces
 
     return recorded_traces()
 
 
+def _replay(trace: Trace, path: str | None, keep: int | None) -> Replay:
+    if trace.subject != "budget":
+        raise TraceError(f"{printable(path or trace.name)}: subject: replay does not know the subject {trace.subject!r} yet")
+    events = read_trace(path).events if path is not None else None
+    return replay_trace(trace, events, keep)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    # Text from a trace file is escaped when printed; this guards any path that forgot to (lone surrogates).
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
+        args = _parser().parse_args(argv)
+    except UsageError as error:
+        print(f"python -m properties.replay: {error}", file=sys.stderr)
+        return 2
+    try:
+        # Every file is checked whole before anything is printed: a bad file prints one line and nothing else.
         traces = load_traces(args.files)
     except TraceError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    paths: list[str | None] = list(args.files) if args.files else [None] * len(traces)
+    chosen = list(zip(traces, paths))
     if args.name:
-        traces = [trace for trace in traces if any(text in trace.name for text in args.name)]
-        if not traces:
+        chosen = [(trace, path) for trace, path in chosen if any(text in trace.name for text in args.name)]
+        if not chosen:
             print(f"error: --name: no trace name contains {' or '.join(map(repr, args.name))}", file=sys.stderr)
             return 2
-    replays = [replay_trace(trace) for trace in traces]
+    broke = False
     try:
         if args.json:
-            print(json.dumps({"traces": [to_json(replay) for replay in replays]}, indent=1, default=repr))
+            broke = _print_json(chosen)
         else:
-            print("\n\n".join(render(replay) for replay in replays))
+            for index, (trace, path) in enumerate(chosen):
+                replay = _replay(trace, path, TABLE_ROWS)
+                broke = broke or bool(replay.broken)
+                print(("\n" if index else "") + render(replay), flush=True)
         sys.stdout.flush()
+    except TraceError as error:  # the file changed between the check and the replay
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # A reader such as `head` closed the pipe; that is not an error of the replay. Point stdout at
         # devnull so the interpreter's final flush does not report the closed pipe as well.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return 1 if broke else 0
+
+
+def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
+    """``{"traces": [...]}``, each trace's rows streamed one per line, then its verdict: constant memory."""
+    write = sys.stdout.write
+    broke = False
+    write('{"traces": [\n')
+    for index, (trace, path) in enumerate(chosen):
+        broken: dict[str, Broken] = {}
+        events = read_trace(path).events if path is not None else trace.events
+        if trace.subject != "budget":
+            raise TraceError(f"{printable(path or trace.name)}: subject: replay does not know the subject {trace.subject!r} yet")
+        write((",\n" if index else "") + '{"rows": [\n')
+        reference, production = _Side("reference"), _Side("production")
+        count = 0
+        for row in replay_rows(trace, events, broken):
+            reference.add(row)
+            production.add(row)
+            write(("," if count else "") + _dump(row_to_json(row)) + "\n")
+            count += 1
+        found = tuple(sorted(broken.values(), key=lambda item: (item.step, _order(item.invariant))))
+        replay = Replay(name=printable(trace.name), rows=(), count=count, broken=found, trace=trace,
+                        summary=f"reference {reference.text()}; production {production.text()}",
+                        saved=saved_verdict(trace, found))
+        verdict = _dump(_verdict_json(replay))
+        write("], " + verdict[1:] + "\n")
+        broke = broke or bool(found)
+    write("]}\n")
+    return broke
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
-"""Trace files: one JSON schema for replays, saved counterexamples and reviewers' own traces.
+"""Trace files: one JSON schema for replays, saved counterexamples, pinned regressions and reviewers' own traces.
 
 Schema ``guard-trace/1``::
 
     {
       "schema": "guard-trace/1",
-      "name": "strixy-r107",                      # optional, shown in tables
+      "subject": "budget",                         # optional, default "budget"
+      "name": "strixy-r107",                       # optional, shown in tables
+      "invariant": "B5",                           # optional: the invariant the file was saved for
+      "step": 3,                                   # optional: the step (from 0) where it broke
+      "origin": "bulk worker A, seed 5",           # optional: free text, where the file came from
       "limits": {"consecutive_failures": 4, ...},  # optional, any Limits field
-      "events": [
+      "events": [                                  # last field, at least one event
         {"event": "round"},
         {"event": "result", "call_id": "c1", "tool": "exec", "params": {...},
          "failed": true, "pending": false, "discovery": false, "lane": null,
@@ -17,18 +21,65 @@ Schema ``guard-trace/1``::
       ]
     }
 
-Every event may carry a ``label`` (shown in the step table). A result needs
-``call_id``; every other field has the default shown. Flags are JSON booleans,
-``lane`` is a string or null, ``correctable_refusal`` a string or null. A file
-that breaks the schema raises ``TraceError`` whose message names the file and
-the field; the command-line tools print it on one line and exit 2.
+Field types, checked on every event of every kind (``BUDGET_EVENTS`` holds them
+as data; a field not listed for its kind is refused):
+
+==================== =============================== ==========
+field                type                            default
+==================== =============================== ==========
+label (every kind)   string                          ""
+call_id (result)     JSON scalar: string, number,    (required)
+                     true/false or null
+tool                 string                          "read"
+params               any JSON value                  null
+failed, pending,     true or false                   false
+discovery,
+correctable,
+corrected,
+empty_lookup
+lane                 JSON scalar                     null
+correctable_refusal  string or null                  null
+remedy (first_call)  true or false                   false
+==================== =============================== ==========
+
+``call_id`` and ``lane`` take any scalar because a host may send one and the
+drivers generate them (``BAD_IDS`` 5 and null, ``LANE_VALUES`` 7): both
+budgets must ignore an unusable id and treat an unknown lane as no lane, so a
+trace must be able to say so. Numbers must be finite (no NaN or Infinity,
+which strict JSON does not have) and integers fit in 64 bits (a 5,000-digit
+integer is refused before Python converts it).
+
+Hostile files. Everything a file can get wrong raises ``TraceError``, whose
+message names the file and the field (``events[3].tool: expected a string``);
+the command-line tools print it on one line and exit 2. Before anything is
+parsed the path must be a regular file (``os.stat``: a FIFO, a directory or a
+device is refused; it is then opened with ``O_NONBLOCK`` so that a file
+swapped for a FIFO in between cannot block either). Each value is checked for
+nesting depth (``MAX_DEPTH``) and size (``MAX_VALUE_BYTES``) by a bracket
+scan *before* ``json`` parses it, so ``json``'s recursion is never reached.
+Duplicate keys are refused (which one would win is a parser's choice). Text is
+kept as written, lone surrogates included; printing it is the printer's job
+(``printable``).
+
+Streaming. ``read_trace`` reads the file in ``CHUNK_BYTES`` pieces and yields
+one event at a time, so memory is bounded by the read buffer plus one value:
+at most ``CHUNK_BYTES + 2 * MAX_VALUE_BYTES`` characters of text (about 3 MiB,
+up to four bytes each as Python strings) whatever the file's length. For that
+the top-level ``events`` field must come last (every file this harness writes
+does); a field after it is refused by name. ``load_trace`` materializes a
+whole trace for small files and tests.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import math
+import os
+import re
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator, Mapping
 
 import attrs
 
@@ -36,9 +87,22 @@ from guard.limits import Limits
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 
 SCHEMA = "guard-trace/1"
+DEFAULT_SUBJECT = "budget"
+
+#: Deepest nesting of one value (an event, its params, the limits). The drivers' deepest params are 3.
+MAX_DEPTH = 64
+#: Largest text of one value (one event, or one top-level field other than ``events``).
+MAX_VALUE_BYTES = 1 << 20
+#: Read size of the streaming reader.
+CHUNK_BYTES = 1 << 20
+#: Integers must fit in a signed 64-bit word (what hosts and other JSON readers can hold).
+MAX_INT = (1 << 63) - 1
+#: A limit is at most this: the budgets keep up to ``seen_calls`` ids and ``successes`` fingerprints,
+#: so a limit also bounds replay's memory.
+MAX_LIMIT = 1_000_000
 
 _FLAGS = ("failed", "pending", "discovery", "correctable", "corrected", "empty_lookup")
-_RESULT_FIELDS = {"event", "label", "call_id", "tool", "params", "lane", "correctable_refusal", *_FLAGS}
+_TOP_FIELDS = ("schema", "subject", "name", "invariant", "step", "origin", "limits", "events")
 
 
 class TraceError(ValueError):
@@ -50,127 +114,512 @@ class Trace:
     name: str
     events: tuple[Event, ...]
     limits: Limits = attrs.field(factory=Limits)
+    subject: str = DEFAULT_SUBJECT
+    #: The invariant this trace was saved for and the step (from 0) where it broke, when known.
+    invariant: str | None = None
+    step: int | None = None
+    origin: str = ""
+
+
+def printable(text: Any) -> str:
+    """``text`` safe for any terminal and encoder: control characters shown as ``\\xNN``, lone surrogates as ``\\udNNN``."""
+    text = str(text)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _fail(source: str, where: str, problem: str) -> TraceError:
-    return TraceError(f"{source}: {where}: {problem}")
+    return TraceError(printable(f"{source}: {where}: {problem}"))
 
 
-def _event(raw: Any, where: str, source: str) -> Event:
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- field types ---------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class FieldType:
+    """A field's type as the schema writes it, and its check."""
+
+    name: str
+    check: Callable[[Any], bool]
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float))
+
+
+STRING = FieldType("a string", lambda value: isinstance(value, str))
+BOOLEAN = FieldType("true or false", lambda value: isinstance(value, bool))
+SCALAR = FieldType("a JSON scalar (string, number, true/false or null)", _is_scalar)
+STRING_OR_NULL = FieldType("a string or null", lambda value: value is None or isinstance(value, str))
+ANY_JSON = FieldType("any JSON value", lambda value: True)
+
+
+@attrs.frozen
+class EventKind:
+    """One event kind of a subject's traces: its class, and each field's type and default (``REQUIRED``: none)."""
+
+    cls: type
+    fields: Mapping[str, tuple[FieldType, Any]]
+
+
+REQUIRED = object()
+_LABEL = {"label": (STRING, "")}
+
+#: The budget subject's events, as trace files write them.
+BUDGET_EVENTS: dict[str, EventKind] = {
+    "round": EventKind(Round, dict(_LABEL)),
+    "stop": EventKind(Stop, dict(_LABEL)),
+    "first_call": EventKind(FirstCall, {**_LABEL, "remedy": (BOOLEAN, False)}),
+    "result": EventKind(Result, {
+        **_LABEL,
+        "call_id": (SCALAR, REQUIRED),
+        "tool": (STRING, "read"),
+        "params": (ANY_JSON, None),
+        **{flag: (BOOLEAN, False) for flag in _FLAGS},
+        "lane": (SCALAR, None),
+        "correctable_refusal": (STRING_OR_NULL, None),
+    }),
+}
+
+#: Every subject's event kinds by subject name; another subject registers its own (``register_events``).
+EVENT_KINDS: dict[str, dict[str, EventKind]] = {"budget": BUDGET_EVENTS}
+
+
+def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
+    """Declare a subject's trace events (hooks, navigation)."""
+    EVENT_KINDS[subject] = kinds
+
+
+def event_name(event: Any, subject: str = DEFAULT_SUBJECT) -> str:
+    for name, kind in EVENT_KINDS[subject].items():
+        if type(event) is kind.cls:
+            return name
+    raise TypeError(f"{type(event).__name__} is not an event of subject {subject!r}")
+
+
+# -- decoding one value, with its limits checked first ----------------------------------------------
+
+
+class _Bad:
+    """A number the schema refuses, kept as a marker so that the field holding it can be named."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _parse_int(text: str) -> Any:
+    digits = len(text.lstrip("-"))
+    if digits > 19:
+        return _Bad(f"an integer of {digits} digits (at most 64 bits)")
+    value = int(text)
+    return value if -MAX_INT - 1 <= value <= MAX_INT else _Bad(f"integer {text} outside 64 bits")
+
+
+def _parse_float(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _Bad(f"{text[:20]} is not a finite number")
+
+
+def _parse_constant(text: str) -> Any:
+    return _Bad(f"{text} is not JSON (strict JSON has no NaN or Infinity)")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant,
+                            object_pairs_hook=_pairs)
+#: A string token, or one bracket: what the depth scan walks (brackets inside strings are skipped).
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r'[^\s,\]}:]+')
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _find_bad(value: Any, where: str) -> tuple[str, str] | None:
+    """The path and reason of the first refused number inside ``value``."""
+    stack = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Bad):
+            return path, item.why
+        if isinstance(item, dict):
+            stack.extend((child, f"{path}.{key}") for key, child in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(item))))
+    return None
+
+
+class _Reader:
+    """A streaming reader over one open file: whitespace, punctuation and one checked value at a time."""
+
+    def __init__(self, fd: int, source: str) -> None:
+        self.file = os.fdopen(fd, "rb", buffering=0)
+        self.source = source
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self.buffer = ""
+        self.pos = 0
+        self.eof = False
+        self.consumed = 0  # characters dropped from the front of the buffer
+
+    def close(self) -> None:
+        self.file.close()
+
+    def fill(self) -> bool:
+        """Read one more chunk; False at the end of the file."""
+        if self.eof:
+            return False
+        chunk = self.file.read(CHUNK_BYTES)
+        try:
+            text = self.decoder.decode(chunk or b"", final=not chunk)
+        except UnicodeDecodeError as error:
+            raise TraceError(f"{self.source}: not UTF-8 text near character {self.consumed + len(self.buffer)}: {error.reason}") from None
+        if not chunk:
+            self.eof = True
+        if self.pos:
+            self.consumed += self.pos
+            self.buffer = self.buffer[self.pos:]
+            self.pos = 0
+        self.buffer += text
+        return bool(chunk) or bool(text)
+
+    def skip(self) -> str:
+        """Skip whitespace; the next character, or "" at the end of the file."""
+        while True:
+            self.pos = _WHITESPACE.match(self.buffer, self.pos).end()
+            if self.pos < len(self.buffer):
+                return self.buffer[self.pos]
+            if not self.fill():
+                return ""
+
+    def expect(self, chars: str, where: str) -> str:
+        found = self.skip()
+        if not found or found not in chars:
+            shown = "the end of the file" if not found else repr(found)
+            wanted = " or ".join(repr(c) for c in chars)
+            raise _fail(self.source, where, f"not JSON: expected {wanted}, found {shown}")
+        self.pos += 1
+        return found
+
+    def _end_of_value(self, where: str) -> int:
+        """Where the value at ``pos`` ends, reading more as needed; refuses it if too deep or too large."""
+        while True:
+            buffer, start = self.buffer, self.pos
+            first = buffer[start] if start < len(buffer) else ""
+            end = None
+            if first in ",]}:":
+                raise _fail(self.source, where, f"not JSON: expected a value, found {first!r}")
+            if first in "[{":
+                depth = 0
+                last = start
+                for match in _STRUCTURE.finditer(buffer, start):
+                    if buffer.find('"', last, match.start()) != -1:
+                        # A string not closed within the buffer: its brackets are text; read more first.
+                        break
+                    last = match.end()
+                    token = match.group()
+                    if token in "[{":
+                        depth += 1
+                        if depth > MAX_DEPTH:
+                            raise _fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels")
+                    elif token in "]}":
+                        depth -= 1
+                        if depth == 0:
+                            end = match.end()
+                            break
+            elif first == '"':
+                match = _STRING.match(buffer, start)
+                end = match.end() if match else None
+            else:
+                match = _SCALAR.match(buffer, start)
+                # A number may go on in the next chunk: it ends only before a delimiter or at the end of the file.
+                if match and (match.end() < len(buffer) or self.eof):
+                    end = match.end()
+            if end is not None:
+                if end - start > MAX_VALUE_BYTES:
+                    raise _fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
+                return end
+            if len(buffer) - start > MAX_VALUE_BYTES:
+                raise _fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
+            if not self.fill():
+                raise _fail(self.source, where, "not JSON: the file ends inside this value")
+
+    def value(self, where: str) -> Any:
+        """The next JSON value, checked for depth, size, duplicate keys and refused numbers."""
+        if not self.skip():
+            raise _fail(self.source, where, "not JSON: the file ends where a value should be")
+        end = self._end_of_value(where)
+        try:
+            value, stop = _DECODER.raw_decode(self.buffer, self.pos)
+        except json.JSONDecodeError as error:
+            raise _fail(self.source, where, f"not JSON: {error.msg}") from None
+        except _DuplicateKey as error:
+            raise _fail(self.source, where, f"duplicate key {str(error)!r}") from None
+        except RecursionError:  # unreachable after the depth scan; kept so that a parser change cannot bring tracebacks back
+            raise _fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels") from None
+        if stop != end:
+            raise _fail(self.source, where, "not JSON: unexpected text inside this value")
+        self.pos = stop
+        bad = _find_bad(value, where)
+        if bad is not None:
+            raise _fail(self.source, bad[0], bad[1])
+        return value
+
+
+# -- opening a file -----------------------------------------------------------------------------------
+
+
+def _open(path: str | Path) -> int:
+    """A read-only descriptor of a regular file; anything else is refused before it can block."""
+    source = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TraceError(f"{printable(source)}: file not found") from None
+    except OSError as error:
+        raise TraceError(f"{printable(source)}: cannot read: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise TraceError(f"{printable(source)}: not a regular file ({kind})")
+    try:
+        # O_NONBLOCK: if the path became a FIFO since the stat, opening it must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise TraceError(f"{printable(source)}: cannot read: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise TraceError(f"{printable(source)}: not a regular file")
+    return fd
+
+
+# -- the document -------------------------------------------------------------------------------------
+
+
+def _limits(raw: Any, source: str) -> Limits:
     if not isinstance(raw, dict):
-        raise _fail(source, where, "expected an object")
-    kind = raw.get("event")
-    label = raw.get("label", "")
-    if not isinstance(label, str):
-        raise _fail(source, f"{where}.label", "expected a string")
-    if kind == "round":
-        return Round(label=label)
-    if kind == "stop":
-        return Stop(label=label)
-    if kind == "first_call":
-        remedy = raw.get("remedy", False)
-        if not isinstance(remedy, bool):
-            raise _fail(source, f"{where}.remedy", "expected true or false")
-        return FirstCall(remedy=remedy, label=label)
-    if kind != "result":
-        raise _fail(source, f"{where}.event", f"expected round, result, first_call or stop, got {kind!r}")
-    unknown = sorted(set(raw) - _RESULT_FIELDS)
-    if unknown:
-        raise _fail(source, f"{where}.{unknown[0]}", "unknown field")
-    if "call_id" not in raw:
-        raise _fail(source, f"{where}.call_id", "missing")
-    flags = {}
-    for flag in _FLAGS:
-        value = raw.get(flag, False)
-        if not isinstance(value, bool):
-            raise _fail(source, f"{where}.{flag}", f"expected true or false, got {value!r}")
-        flags[flag] = value
-    lane = raw.get("lane")
-    if lane is not None and not isinstance(lane, str):
-        raise _fail(source, f"{where}.lane", "expected a string or null")
-    kind_value = raw.get("correctable_refusal")
-    if kind_value is not None and not isinstance(kind_value, str):
-        raise _fail(source, f"{where}.correctable_refusal", "expected a string or null")
-    return Result(
-        call_id=raw["call_id"], tool=raw.get("tool", "read"), params=raw.get("params"),
-        lane=lane, correctable_refusal=kind_value, label=label, **flags,
-    )
-
-
-def parse_trace(data: Any, source: str = "<trace>") -> Trace:
-    """Validate a decoded trace document."""
-    if not isinstance(data, dict):
-        raise _fail(source, "(top level)", "expected an object")
-    if data.get("schema") != SCHEMA:
-        raise _fail(source, "schema", f"expected {SCHEMA!r}, got {data.get('schema')!r}")
-    name = data.get("name", Path(source).stem)
-    if not isinstance(name, str):
-        raise _fail(source, "name", "expected a string")
-    raw_limits = data.get("limits", {})
-    if not isinstance(raw_limits, dict):
         raise _fail(source, "limits", "expected an object")
     known = {field.name for field in attrs.fields(Limits)}
-    for key, value in raw_limits.items():
+    for key, value in raw.items():
         if key not in known:
-            raise _fail(source, f"limits.{key}", "unknown limit")
-        if type(value) is not int or value < 1:
-            raise _fail(source, f"limits.{key}", f"expected a positive integer, got {value!r}")
-    events = data.get("events")
-    if not isinstance(events, list):
-        raise _fail(source, "events", "expected a list")
-    parsed = tuple(_event(raw, f"events[{index}]", source) for index, raw in enumerate(events))
-    return Trace(name=name, events=parsed, limits=Limits(**raw_limits))
+            raise _fail(source, f"limits.{key}", f"unknown limit (known: {', '.join(sorted(known))})")
+        if type(value) is not int or not 1 <= value <= MAX_LIMIT:
+            raise _fail(source, f"limits.{key}", f"expected an integer from 1 to {MAX_LIMIT:,}, got {_show(value)}")
+    return Limits(**raw)
+
+
+def parse_event(raw: Any, where: str, source: str, subject: str = DEFAULT_SUBJECT) -> Any:
+    """One event of ``subject``, every field's type checked; unknown fields refused on every kind."""
+    if not isinstance(raw, dict):
+        raise _fail(source, where, f"expected an object, got {_show(raw)}")
+    kinds = EVENT_KINDS[subject]
+    name = raw.get("event")
+    if "event" not in raw:
+        raise _fail(source, f"{where}.event", "missing")
+    if not isinstance(name, str) or name not in kinds:
+        raise _fail(source, f"{where}.event", f"expected one of {', '.join(kinds)}, got {_show(name)}")
+    kind = kinds[name]
+    values: dict[str, Any] = {}
+    for key in raw:
+        if key != "event" and key not in kind.fields:
+            raise _fail(source, f"{where}.{key}", f"unknown field for a {name} event (known: {', '.join(kind.fields)})")
+    for field, (field_type, default) in kind.fields.items():
+        if field not in raw:
+            if default is REQUIRED:
+                raise _fail(source, f"{where}.{field}", "missing")
+            continue
+        value = raw[field]
+        if not field_type.check(value):
+            raise _fail(source, f"{where}.{field}", f"expected {field_type.name}, got {_show(value)}")
+        values[field] = value
+    return kind.cls(**values)
+
+
+def _header_value(key: str, value: Any, source: str) -> Any:
+    if key == "schema":
+        if value != SCHEMA:
+            raise _fail(source, "schema", f"expected {SCHEMA!r}, got {_show(value)}")
+    elif key == "subject":
+        if not isinstance(value, str) or value not in EVENT_KINDS:
+            raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
+    elif key in ("name", "origin"):
+        if not isinstance(value, str):
+            raise _fail(source, key, f"expected a string, got {_show(value)}")
+    elif key == "invariant":
+        if not (isinstance(value, str) and re.fullmatch(r"[A-Z]{1,3}\d{1,3}", value)):
+            raise _fail(source, key, f"expected an invariant id such as \"B5\", got {_show(value)}")
+    elif key == "step":
+        if type(value) is not int or value < 0:
+            raise _fail(source, key, f"expected a step number from 0, got {_show(value)}")
+    elif key == "limits":
+        return _limits(value, source)
+    return value
+
+
+@attrs.frozen
+class TraceStream:
+    """A trace file's header (a ``Trace`` without events) and a way to read its events once."""
+
+    header: Trace
+    events: Iterator[Any]
+
+
+def read_trace(path: str | Path) -> TraceStream:
+    """Open a trace file, read and check its header, and stream its events (each checked as it is read).
+
+    The returned iterator raises ``TraceError`` at the first bad event and closes the file when exhausted.
+    """
+    source = str(path)
+    reader = _Reader(_open(path), source)
+    try:
+        header: dict[str, Any] = {}
+        reader.expect("{", "(top level)")
+        if reader.skip() == "}":
+            raise _fail(source, "schema", "missing")
+        while True:
+            key = reader.value("(top level)")
+            if not isinstance(key, str):
+                raise _fail(source, "(top level)", "not JSON: expected a field name")
+            if key in header:
+                raise _fail(source, key, "duplicate key")
+            if key not in _TOP_FIELDS:
+                raise _fail(source, key, f"unknown field (known: {', '.join(_TOP_FIELDS)})")
+            reader.expect(":", key)
+            if key == "events":
+                break
+            header[key] = _header_value(key, reader.value(key), source)
+            if reader.expect(",}", key) == "}":
+                raise _fail(source, "events", "missing")
+        if "schema" not in header:
+            raise _fail(source, "schema", "missing, or after events (events must be the last field)")
+        trace = Trace(
+            name=header.get("name", Path(source).stem), events=(), limits=header.get("limits", Limits()),
+            subject=header.get("subject", DEFAULT_SUBJECT), invariant=header.get("invariant"),
+            step=header.get("step"), origin=header.get("origin", ""),
+        )
+        if reader.skip() != "[":
+            # Not a list: read the value anyway so that the message names its type.
+            raise _fail(source, "events", f"expected a list, got {_show(reader.value('events'))}")
+        reader.pos += 1
+    except BaseException:
+        reader.close()
+        raise
+    return TraceStream(trace, _events(reader, trace.subject))
+
+
+def _events(reader: _Reader, subject: str) -> Iterator[Any]:
+    source = reader.source
+    try:
+        index = 0
+        if reader.skip() == "]":
+            raise _fail(source, "events", "empty: a trace needs at least one event")
+        while True:
+            where = f"events[{index}]"
+            yield parse_event(reader.value(where), where, source, subject)
+            index += 1
+            if reader.expect(",]", where) == "]":
+                break
+        after = reader.expect(",}", "events")
+        if after == ",":
+            following = reader.value("(top level)")
+            raise _fail(source, printable(following) if isinstance(following, str) else "(top level)",
+                        "after events (events must be the last field)")
+        if reader.skip():
+            raise _fail(source, "(end)", "not JSON: text after the document")
+    finally:
+        reader.close()
 
 
 def load_trace(path: str | Path) -> Trace:
-    """Read and validate a trace file."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TraceError(f"{source}: file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise TraceError(f"{source}: cannot read: {error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TraceError(f"{source}: line {error.lineno}: not JSON: {error.msg}") from None
-    return parse_trace(data, source)
+    """Read and validate a whole trace file into memory (small files; replay streams instead)."""
+    stream = read_trace(path)
+    events = tuple(stream.events)
+    return attrs.evolve(stream.header, events=events)
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
-    if isinstance(event, Result):
-        out: dict[str, Any] = {"event": "result", "call_id": event.call_id, "tool": event.tool, "params": event.params}
-        for flag in _FLAGS:
-            if getattr(event, flag):
-                out[flag] = True
-        if event.lane is not None:
-            out["lane"] = event.lane
-        if event.correctable_refusal is not None:
-            out["correctable_refusal"] = event.correctable_refusal
-    elif isinstance(event, FirstCall):
-        out = {"event": "first_call", "remedy": event.remedy}
-    elif isinstance(event, Round):
-        out = {"event": "round"}
-    else:
-        out = {"event": "stop"}
-    if event.label:
-        out["label"] = event.label
+def parse_trace(data: Any, source: str = "<trace>") -> Trace:
+    """Validate an already decoded trace document (tests, other tools); same rules as a file."""
+    if not isinstance(data, dict):
+        raise _fail(source, "(top level)", "expected an object")
+    header: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in _TOP_FIELDS:
+            raise _fail(source, key, "unknown field")
+        if key != "events":
+            header[key] = _header_value(key, value, source)
+    if "schema" not in header:
+        raise _fail(source, "schema", "missing")
+    subject = header.get("subject", DEFAULT_SUBJECT)
+    events = data.get("events")
+    if not isinstance(events, list):
+        raise _fail(source, "events", f"expected a list, got {_show(events)}")
+    if not events:
+        raise _fail(source, "events", "empty: a trace needs at least one event")
+    parsed = tuple(parse_event(raw, f"events[{index}]", source, subject) for index, raw in enumerate(events))
+    return Trace(
+        name=header.get("name", Path(source).stem), events=parsed, limits=header.get("limits", Limits()),
+        subject=subject, invariant=header.get("invariant"), step=header.get("step"), origin=header.get("origin", ""),
+    )
+
+
+# -- writing ------------------------------------------------------------------------------------------
+
+
+def event_to_json(event: Any, subject: str = DEFAULT_SUBJECT) -> dict[str, Any]:
+    """An event as its trace-file object: every field that differs from its default."""
+    name = event_name(event, subject)
+    out: dict[str, Any] = {"event": name}
+    for field, (_type, default) in EVENT_KINDS[subject][name].fields.items():
+        value = getattr(event, field)
+        if default is REQUIRED or value != default or type(value) is not type(default):
+            out[field] = value
     return out
 
 
 def trace_to_json(trace: Trace) -> dict[str, Any]:
     limits = {field.name: getattr(trace.limits, field.name) for field in attrs.fields(Limits)
               if getattr(trace.limits, field.name) != field.default}
-    doc: dict[str, Any] = {"schema": SCHEMA, "name": trace.name}
+    doc: dict[str, Any] = {"schema": SCHEMA}
+    if trace.subject != DEFAULT_SUBJECT:
+        doc["subject"] = trace.subject
+    doc["name"] = trace.name
+    if trace.invariant is not None:
+        doc["invariant"] = trace.invariant
+    if trace.step is not None:
+        doc["step"] = trace.step
+    if trace.origin:
+        doc["origin"] = trace.origin
     if limits:
         doc["limits"] = limits
-    doc["events"] = [event_to_json(event) for event in trace.events]
+    doc["events"] = [event_to_json(event, trace.subject) for event in trace.events]
     return doc
+
+
+def dumps(trace: Trace) -> str:
+    """The file text of ``trace``; strict JSON (a non-finite number raises ``ValueError``)."""
+    return json.dumps(trace_to_json(trace), indent=1, allow_nan=False) + "\n"
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(trace_to_json(trace), indent=1) + "\n", encoding="utf-8")
+    path.write_text(dumps(trace), encoding="utf-8")
     return path
