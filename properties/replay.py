@@ -428,7 +428,7 @@ def render(replay: Replay) -> str:
     if reasons:
         lines.append("ignored: both budgets ignored the receipt (" + "; ".join(r.removeprefix("ignored: ") for r in reasons) + ")")
     if any(row.broken for row in replay.rows):
-        lines.append("!B5 in the last column: that invariant broke at this step")
+        lines.append("!ID in the last column: that invariant broke at this step (listed below)")
     lines.append(replay.summary)
     lines.extend(verdict_lines(replay))
     return "\n".join(lines)

@@ -278,6 +278,14 @@ class _Reader:
         self.pos = 0
         self.eof = False
         self.consumed = 0  # characters dropped from the front of the buffer
+        self.lines = 0  # newlines dropped with them
+
+    def line(self) -> int:
+        """The line (from 1) of the current position, for messages."""
+        return self.lines + self.buffer.count("\n", 0, self.pos) + 1
+
+    def bad_json(self, where: str, problem: str) -> TraceError:
+        return _fail(self.source, where, f"not JSON at line {self.line()}: {problem}")
 
     def close(self) -> None:
         self.file.close()
@@ -295,6 +303,7 @@ class _Reader:
             self.eof = True
         if self.pos:
             self.consumed += self.pos
+            self.lines += self.buffer.count("\n", 0, self.pos)
             self.buffer = self.buffer[self.pos:]
             self.pos = 0
         self.buffer += text
@@ -314,7 +323,7 @@ class _Reader:
         if not found or found not in chars:
             shown = "the end of the file" if not found else repr(found)
             wanted = " or ".join(repr(c) for c in chars)
-            raise _fail(self.source, where, f"not JSON: expected {wanted}, found {shown}")
+            raise self.bad_json(where, f"expected {wanted}, found {shown}")
         self.pos += 1
         return found
 
@@ -325,7 +334,7 @@ class _Reader:
             first = buffer[start] if start < len(buffer) else ""
             end = None
             if first in ",]}:":
-                raise _fail(self.source, where, f"not JSON: expected a value, found {first!r}")
+                raise self.bad_json(where, f"expected a value, found {first!r}")
             if first in "[{":
                 depth = 0
                 last = start
@@ -359,23 +368,23 @@ class _Reader:
             if len(buffer) - start > MAX_VALUE_BYTES:
                 raise _fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
             if not self.fill():
-                raise _fail(self.source, where, "not JSON: the file ends inside this value")
+                raise self.bad_json(where, f"the file ends inside this value")
 
     def value(self, where: str) -> Any:
         """The next JSON value, checked for depth, size, duplicate keys and refused numbers."""
         if not self.skip():
-            raise _fail(self.source, where, "not JSON: the file ends where a value should be")
+            raise self.bad_json(where, f"the file ends where a value should be")
         end = self._end_of_value(where)
         try:
             value, stop = _DECODER.raw_decode(self.buffer, self.pos)
         except json.JSONDecodeError as error:
-            raise _fail(self.source, where, f"not JSON: {error.msg}") from None
+            raise self.bad_json(where, f"{error.msg}") from None
         except _DuplicateKey as error:
             raise _fail(self.source, where, f"duplicate key {str(error)!r}") from None
         except RecursionError:  # unreachable after the depth scan; kept so that a parser change cannot bring tracebacks back
             raise _fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels") from None
         if stop != end:
-            raise _fail(self.source, where, "not JSON: unexpected text inside this value")
+            raise self.bad_json(where, f"unexpected text inside this value")
         self.pos = stop
         bad = _find_bad(value, where)
         if bad is not None:
@@ -497,7 +506,7 @@ def read_trace(path: str | Path) -> TraceStream:
         while True:
             key = reader.value("(top level)")
             if not isinstance(key, str):
-                raise _fail(source, "(top level)", "not JSON: expected a field name")
+                raise reader.bad_json("(top level)", "expected a field name")
             if key in header:
                 raise _fail(source, key, "duplicate key")
             if key not in _TOP_FIELDS:
@@ -543,7 +552,7 @@ def _events(reader: _Reader, subject: str) -> Iterator[Any]:
             raise _fail(source, printable(following) if isinstance(following, str) else "(top level)",
                         "after events (events must be the last field)")
         if reader.skip():
-            raise _fail(source, "(end)", "not JSON: text after the document")
+            raise reader.bad_json("(end)", "text after the document")
     finally:
         reader.close()
 
