@@ -1,0 +1,163 @@
+"""Round trip as a property: every event any driver can generate survives a trace file.
+
+For each subject, ``STRATEGIES`` holds a Hypothesis strategy of traces built
+from what its drivers really generate. The property: the trace saves to a file
+(strict JSON), the file loads back equal, and replaying the loaded trace gives
+the same states and the same broken invariants at every step as replaying the
+original. So no driver can again produce a file its own schema refuses (seen:
+the bulk driver's lane 7).
+
+The budget's strategies: seeded bulk traces (every family of
+``properties.budget.bulk``), the explorer's whole alphabet, traces the state
+machine of ``properties.budget.stateful`` builds, and receipts assembled from
+every value pool the drivers draw from plus arbitrary JSON params. Another
+subject plugs in by adding its own entry to ``STRATEGIES`` (its event classes
+go to ``properties.trace.register_events``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from guard.limits import Limits
+from properties import replay
+from properties.budget import bulk, explorer, stateful
+from properties.budget.events import Event, FirstCall, Result, Round, Stop
+from properties.trace import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, save_trace
+
+# -- the budget's strategies ------------------------------------------------------------------------
+
+
+def _bulk_traces() -> st.SearchStrategy[list[Event]]:
+    """A trace of the bulk driver: a seed picks one of the generated traces of every family."""
+    return st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 11)).map(
+        lambda pair: list(bulk.traces_for(pair[0], 12))[pair[1]][1]
+    )
+
+
+def _explorer_events() -> st.SearchStrategy[list[Event]]:
+    shapes = st.tuples(st.booleans(), st.booleans(), st.booleans(), st.integers(0, 3), st.booleans(),
+                       st.sampled_from(("full", "counters")))
+    alphabet = shapes.map(lambda shape: explorer.alphabet(*shape))
+    return alphabet.flatmap(lambda events: st.lists(st.sampled_from(events), min_size=1, max_size=30))
+
+
+def _json_values() -> st.SearchStrategy[Any]:
+    scalars = (st.none() | st.booleans() | st.integers(-MAX_INT - 1, MAX_INT)
+               | st.floats(allow_nan=False, allow_infinity=False) | st.text())
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                        max_leaves=12)
+
+
+def _pooled_events() -> st.SearchStrategy[list[Event]]:
+    """Receipts from every pool the drivers draw from, plus any JSON params and text a host could send."""
+    text = st.text(max_size=12)
+    result = st.builds(
+        Result,
+        call_id=st.sampled_from(bulk.BAD_IDS) | st.text(max_size=6) | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False),
+        tool=st.sampled_from(bulk.TOOLS) | text,
+        params=st.sampled_from(bulk.PARAMS) | _json_values(),
+        failed=st.booleans(), pending=st.booleans(), discovery=st.booleans(),
+        lane=st.sampled_from(bulk.LANE_VALUES) | st.none() | st.integers(-3, 9) | text | st.booleans(),
+        correctable=st.booleans(), corrected=st.booleans(),
+        correctable_refusal=st.sampled_from((None,) + bulk.KINDS) | text,
+        empty_lookup=st.booleans(),
+        label=text,
+    )
+    other = st.builds(Round, label=text) | st.builds(Stop, label=text) | st.builds(FirstCall, remedy=st.booleans(), label=text)
+    return st.lists(result | other, min_size=1, max_size=25)
+
+
+def _stateful_traces() -> st.SearchStrategy[list[Event]]:
+    """Traces the state machine builds: run it for a few examples once and keep every trace it made."""
+    return st.sampled_from(_state_machine_traces())
+
+
+_STATEFUL_CACHE: list[list[Event]] = []
+
+
+def _state_machine_traces() -> list[list[Event]]:
+    if not _STATEFUL_CACHE:
+        from hypothesis.stateful import run_state_machine_as_test
+
+        captured: list[list[Event]] = []
+
+        class Recording(stateful.BudgetMachine):
+            def _step(self, item: Event) -> None:
+                super()._step(item)
+                if len(self.events) == 1:
+                    captured.append(self.events)
+
+        run_state_machine_as_test(Recording, settings=settings(max_examples=25, deadline=None, database=None,
+                                                               derandomize=True, stateful_step_count=40,
+                                                               suppress_health_check=list(HealthCheck)))
+        _STATEFUL_CACHE.extend(trace for trace in captured if trace)
+    return _STATEFUL_CACHE
+
+
+def _limits() -> st.SearchStrategy[Limits]:
+    return st.sampled_from((Limits(), bulk.SPEC_LIMITS, Limits(consecutive_failures=2, total_failures=5, rounds_without_progress=3)))
+
+
+BUDGET = st.one_of(_bulk_traces(), _explorer_events(), _pooled_events(), _stateful_traces())
+
+#: Subject name -> strategy of (events, limits). Hooks and navigation add theirs here.
+STRATEGIES: dict[str, st.SearchStrategy] = {"budget": st.tuples(BUDGET, _limits())}
+
+#: Subject name -> a function replaying a trace to comparable per-step states.
+def _budget_states(trace: Trace) -> list[tuple]:
+    broken: dict[str, replay.Broken] = {}
+    rows = [(row.reference, row.production, row.admitted, row.ignored, row.broken)
+            for row in replay.replay_rows(trace, trace.events, broken)]
+    return rows + [tuple(sorted(broken.items()))]
+
+
+STATES: dict[str, Callable[[Trace], list[tuple]]] = {"budget": _budget_states}
+
+
+def check_round_trip(subject: str, events: list[Event], limits: Limits, folder: Path) -> None:
+    trace = Trace(name="round-trip", events=tuple(events), limits=limits, subject=subject)
+    text = dumps(trace)
+    json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in a saved trace"))
+    path = save_trace(trace, folder / "trace.json")
+    loaded = load_trace(path)
+    assert loaded == trace
+    assert [type(event) for event in loaded.events] == [type(event) for event in trace.events]
+    assert STATES[subject](loaded) == STATES[subject](trace)
+
+
+@pytest.mark.parametrize("subject", sorted(EVENT_KINDS))
+def test_every_generated_event_round_trips(subject: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    if subject not in STRATEGIES:
+        pytest.fail(f"subject {subject!r} registers trace events but no strategy in STRATEGIES")
+    folder = tmp_path_factory.mktemp("round-trip")
+
+    @settings(max_examples=int(os.environ.get("ROUND_TRIP_EXAMPLES", "150")), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(STRATEGIES[subject])
+    def round_trip(case: tuple[list[Event], Limits]) -> None:
+        events, limits = case
+        check_round_trip(subject, events, limits, folder)
+
+    round_trip()
+
+
+def test_every_bulk_family_and_lane_value_round_trips(tmp_path: Path) -> None:
+    """Deterministic companion: the first traces of every bulk family (lane 7 included) load back."""
+    seen_lanes = set()
+    for _family, events in bulk.traces_for(5, 300):
+        check_round_trip("budget", events, bulk.SPEC_LIMITS, tmp_path)
+        seen_lanes.update(event.lane for event in events if isinstance(event, Result))
+    assert 7 in seen_lanes, "the bulk driver's lane 7 must be among the traces checked"
+
+
+def test_the_state_machine_traces_are_checked() -> None:
+    traces = _state_machine_traces()
+    assert len(traces) >= 5 and sum(len(trace) for trace in traces) > 50
