@@ -89,7 +89,7 @@ def _state_machine_traces() -> list[list[Event]]:
 
         captured: list[list[Event]] = []
 
-        class Recording(stateful.BudgetMachine):
+        class Recording(stateful.standalone_machine()):
             def _step(self, item: Event) -> None:
                 super()._step(item)
                 if len(self.events) == 1:
