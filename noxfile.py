@@ -50,6 +50,13 @@ def replay(session: nox.Session) -> None:
     session.run("python", "-m", "properties.replay", *session.posargs, env=ENV)
 
 
+@nox.session(name="pin-regression")
+def pin_regression(session: nox.Session) -> None:
+    """Pin a counterexample as a regression: ``nox -s pin-regression -- counterexamples/FILE.json``."""
+    _install(session, RUNTIME)
+    session.run("python", "-m", "properties.regressions", "pin", *session.posargs, env=ENV)
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
     """Throughput of every driver and the classifier, as medians of several runs."""

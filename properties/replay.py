@@ -306,6 +306,65 @@ def replay_rows(trace: Trace, events: Iterable[Event], broken: dict[str, Broken]
         )
 
 
+def _sorted(broken: dict[str, Broken]) -> tuple[Broken, ...]:
+    return tuple(sorted(broken.values(), key=lambda item: (item.step, _order(item.invariant))))
+
+
+def judge_trace(trace: Trace, events: Iterable[Any] | None = None) -> tuple[Broken, ...]:
+    """Every invariant of the trace's subject that breaks when it is replayed, first step first.
+
+    The budget replays through its monitor with the trace's limits; another subject through its
+    ``SUBJECT.monitor`` (``properties.subject``).
+    """
+    events = trace.events if events is None else events
+    broken: dict[str, Broken] = {}
+    if trace.subject == "budget":
+        for _row in replay_rows(trace, events, broken):
+            pass
+        return _sorted(broken)
+    for _step in subject_steps(trace, events, broken):
+        pass
+    return _sorted(broken)
+
+
+def subject_steps(trace: Trace, events: Iterable[Any], broken: dict[str, Broken]) -> Iterator[tuple[int, Any, tuple[str, ...]]]:
+    """(step, event, invariants broken there) for a subject other than the budget, judged by its monitor."""
+    from properties.subject import load
+
+    subject = load(trace.subject)
+    if subject.monitor is None:
+        raise TraceError(f"{printable(trace.name)}: subject: {trace.subject} declares no monitor to judge a trace with")
+    tally = Tally()
+    monitor = subject.monitor(tally, None)
+    for step, event in enumerate(events):
+        found = monitor.step(event)
+        tally.violations.clear()
+        for violation in found:
+            known = broken.get(violation.invariant)
+            broken[violation.invariant] = (
+                Broken(violation.invariant, violation.title, step, printable(violation.message), 1) if known is None
+                else attrs.evolve(known, steps=known.steps + 1)
+            )
+        yield step, event, tuple(violation.invariant for violation in found)
+
+
+def render_subject(trace: Trace, events: Iterable[Any], keep: int | None) -> tuple[str, bool]:
+    """A subject without a side-by-side table: one line per step, then the verdict lines."""
+    broken: dict[str, Broken] = {}
+    lines, count = [], 0
+    for step, event, found in subject_steps(trace, events, broken):
+        if keep is None or step < keep:
+            text = printable(json.dumps(event_to_json(event, trace.subject), default=repr))
+            lines.append(f"{step:>5} {_cut(text, 80)}" + ("  " + " ".join("!" + name for name in found) if found else ""))
+        count += 1
+    replay = Replay(name=printable(trace.name), rows=(), summary="", count=count, broken=_sorted(broken), trace=trace)
+    replay = attrs.evolve(replay, saved=saved_verdict(trace, replay.broken))
+    head = f"== {replay.name} ({count} events, subject {trace.subject})"
+    if count > len(lines):
+        lines.append(f"... {count - len(lines):,} more steps not shown")
+    return "\n".join([head, *lines, *verdict_lines(replay)]), bool(replay.broken)
+
+
 def replay_trace(trace: Trace, events: Iterable[Event] | None = None, keep: int | None = None) -> Replay:
     """Replay a trace (or ``events`` streamed from its file), keeping at most ``keep`` rows for the table."""
     broken: dict[str, Broken] = {}
@@ -318,7 +377,7 @@ def replay_trace(trace: Trace, events: Iterable[Event] | None = None, keep: int 
         if keep is None or count < keep:
             kept.append(row)
         count += 1
-    found = tuple(sorted(broken.values(), key=lambda item: (item.step, _order(item.invariant))))
+    found = _sorted(broken)
     return Replay(
         name=printable(trace.name), rows=tuple(kept), summary=f"reference {reference.text()}; production {production.text()}",
         count=count, broken=found, saved=saved_verdict(trace, found), trace=trace,
@@ -515,11 +574,13 @@ def load_traces(files: Sequence[str]) -> list[Trace]:
     return recorded_traces()
 
 
-def _replay(trace: Trace, path: str | None, keep: int | None) -> Replay:
-    if trace.subject != "budget":
-        raise TraceError(f"{printable(path or trace.name)}: subject: replay does not know the subject {trace.subject!r} yet")
+def _render(trace: Trace, path: str | None, keep: int | None) -> tuple[str, bool]:
+    """The printed replay of one trace and whether an invariant broke; dispatches on the trace's subject."""
     events = read_trace(path).events if path is not None else None
-    return replay_trace(trace, events, keep)
+    if trace.subject != "budget":
+        return render_subject(trace, trace.events if events is None else events, keep)
+    replay = replay_trace(trace, events, keep)
+    return render(replay), bool(replay.broken)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -551,9 +612,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             broke = _print_json(chosen)
         else:
             for index, (trace, path) in enumerate(chosen):
-                replay = _replay(trace, path, TABLE_ROWS)
-                broke = broke or bool(replay.broken)
-                print(("\n" if index else "") + render(replay), flush=True)
+                text, broken = _render(trace, path, TABLE_ROWS)
+                broke = broke or broken
+                print(("\n" if index else "") + text, flush=True)
         sys.stdout.flush()
     except TraceError as error:  # the file changed between the check and the replay
         print(f"error: {error}", file=sys.stderr)
@@ -573,9 +634,20 @@ def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
     for index, (trace, path) in enumerate(chosen):
         broken: dict[str, Broken] = {}
         events = read_trace(path).events if path is not None else trace.events
-        if trace.subject != "budget":
-            raise TraceError(f"{printable(path or trace.name)}: subject: replay does not know the subject {trace.subject!r} yet")
         write((",\n" if index else "") + '{"rows": [\n')
+        if trace.subject != "budget":
+            broken_steps: dict[str, Broken] = {}
+            count = 0
+            for step, event, found in subject_steps(trace, events, broken_steps):
+                write(("," if count else "") + _dump({"step": step, "trace_event": event_to_json(event, trace.subject),
+                                                      "broken": list(found)}) + "\n")
+                count += 1
+            found_all = _sorted(broken_steps)
+            replay = Replay(name=printable(trace.name), rows=(), count=count, broken=found_all, trace=trace,
+                            summary="", saved=saved_verdict(trace, found_all))
+            write("], " + _dump(_verdict_json(replay))[1:] + "\n")
+            broke = broke or bool(found_all)
+            continue
         reference, production = _Side("reference"), _Side("production")
         count = 0
         for row in replay_rows(trace, events, broken):
@@ -583,7 +655,7 @@ def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
             production.add(row)
             write(("," if count else "") + _dump(row_to_json(row)) + "\n")
             count += 1
-        found = tuple(sorted(broken.values(), key=lambda item: (item.step, _order(item.invariant))))
+        found = _sorted(broken)
         replay = Replay(name=printable(trace.name), rows=(), count=count, broken=found, trace=trace,
                         summary=f"reference {reference.text()}; production {production.text()}",
                         saved=saved_verdict(trace, found))

@@ -191,12 +191,47 @@ EVENT_KINDS: dict[str, dict[str, EventKind]] = {"budget": BUDGET_EVENTS}
 
 
 def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
-    """Declare a subject's trace events (hooks, navigation)."""
+    """Declare a subject's trace events by hand (when the derived types of ``kinds_for`` are too loose)."""
     EVENT_KINDS[subject] = kinds
 
 
+_ANNOTATIONS = {"str": STRING, "bool": BOOLEAN, "str | None": STRING_OR_NULL, "Optional[str]": STRING_OR_NULL}
+
+
+def kinds_for(subject: str) -> dict[str, EventKind]:
+    """A subject's event kinds: registered ones, else derived from its ``SUBJECT.events`` attrs classes.
+
+    Derived field types follow the annotations (``str``, ``bool``, ``str | None``); any other
+    annotation takes any JSON value. Raises ``KeyError`` for a subject that declares no events.
+    """
+    if subject in EVENT_KINDS:
+        return EVENT_KINDS[subject]
+    from properties.subject import SUBJECTS, load
+
+    if subject not in SUBJECTS:
+        raise KeyError(subject)
+    try:
+        declared = load(subject).events
+    except ModuleNotFoundError:
+        raise KeyError(subject) from None
+    if not declared:
+        raise KeyError(subject)
+    kinds = {}
+    for name, cls in declared.items():
+        fields: dict[str, tuple[FieldType, Any]] = {}
+        for field in attrs.fields(cls):
+            default = REQUIRED if field.default is attrs.NOTHING else field.default
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                default = default.factory()
+            annotation = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
+            fields[field.name] = (_ANNOTATIONS.get(annotation, ANY_JSON), default)
+        kinds[name] = EventKind(cls, fields)
+    EVENT_KINDS[subject] = kinds
+    return kinds
+
+
 def event_name(event: Any, subject: str = DEFAULT_SUBJECT) -> str:
-    for name, kind in EVENT_KINDS[subject].items():
+    for name, kind in kinds_for(subject).items():
         if type(event) is kind.cls:
             return name
     raise TypeError(f"{type(event).__name__} is not an event of subject {subject!r}")
@@ -439,7 +474,7 @@ def parse_event(raw: Any, where: str, source: str, subject: str = DEFAULT_SUBJEC
     """One event of ``subject``, every field's type checked; unknown fields refused on every kind."""
     if not isinstance(raw, dict):
         raise _fail(source, where, f"expected an object, got {_show(raw)}")
-    kinds = EVENT_KINDS[subject]
+    kinds = kinds_for(subject)
     name = raw.get("event")
     if "event" not in raw:
         raise _fail(source, f"{where}.event", "missing")
@@ -467,8 +502,12 @@ def _header_value(key: str, value: Any, source: str) -> Any:
         if value != SCHEMA:
             raise _fail(source, "schema", f"expected {SCHEMA!r}, got {_show(value)}")
     elif key == "subject":
-        if not isinstance(value, str) or value not in EVENT_KINDS:
-            raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
+        try:
+            kinds_for(value) if isinstance(value, str) else None
+        except KeyError:
+            value = None
+        if not isinstance(value, str):
+            raise _fail(source, "subject", f"expected a subject with trace events ({', '.join(EVENT_KINDS)}), got {_show(value)}")
     elif key in ("name", "origin"):
         if not isinstance(value, str):
             raise _fail(source, key, f"expected a string, got {_show(value)}")
@@ -596,7 +635,7 @@ def event_to_json(event: Any, subject: str = DEFAULT_SUBJECT) -> dict[str, Any]:
     """An event as its trace-file object: every field that differs from its default."""
     name = event_name(event, subject)
     out: dict[str, Any] = {"event": name}
-    for field, (_type, default) in EVENT_KINDS[subject][name].fields.items():
+    for field, (_type, default) in kinds_for(subject)[name].fields.items():
         value = getattr(event, field)
         if default is REQUIRED or value != default or type(value) is not type(default):
             out[field] = value
@@ -604,8 +643,9 @@ def event_to_json(event: Any, subject: str = DEFAULT_SUBJECT) -> dict[str, Any]:
 
 
 def trace_to_json(trace: Trace) -> dict[str, Any]:
-    limits = {field.name: getattr(trace.limits, field.name) for field in attrs.fields(Limits)
-              if getattr(trace.limits, field.name) != field.default}
+    # Every limit is written, not only those off the default: a file must replay the same under a
+    # checkout whose guard/limits.py defaults differ (a limit mutation, a later change).
+    limits = {field.name: getattr(trace.limits, field.name) for field in attrs.fields(Limits)}
     doc: dict[str, Any] = {"schema": SCHEMA}
     if trace.subject != DEFAULT_SUBJECT:
         doc["subject"] = trace.subject
@@ -616,8 +656,7 @@ def trace_to_json(trace: Trace) -> dict[str, Any]:
         doc["step"] = trace.step
     if trace.origin:
         doc["origin"] = trace.origin
-    if limits:
-        doc["limits"] = limits
+    doc["limits"] = limits
     doc["events"] = [event_to_json(event, trace.subject) for event in trace.events]
     return doc
 
