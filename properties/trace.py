@@ -67,7 +67,8 @@ at most ``CHUNK_BYTES + 2 * MAX_VALUE_BYTES`` characters of text (about 3 MiB,
 up to four bytes each as Python strings) whatever the file's length. For that
 the top-level ``events`` field must come last (every file this harness writes
 does); a field after it is refused by name. ``load_trace`` materializes a
-whole trace for small files and tests.
+whole trace for small files and tests. Measured (README, "Trace files"): replaying
+a 200 MB trace of 207,164 events peaks at 28.7 MB resident, the same as a 5 MB one.
 """
 
 from __future__ import annotations
@@ -671,3 +672,42 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dumps(trace), encoding="utf-8")
     return path
+
+
+# -- a large trace, for measuring the streaming bound --------------------------------------------------
+
+
+def write_large_trace(path: str | Path, megabytes: int, blob: int = 1800) -> int:
+    """Write a valid trace of about ``megabytes`` MB (results with ``blob``-character params, rounds between).
+
+    Returns the number of events. Written event by event, so writing needs no more memory than reading.
+    """
+    target = int(megabytes * 1_000_000)
+    head = json.dumps({"schema": SCHEMA, "name": f"large-{megabytes}mb"})[:-1] + ', "events": [\n'
+    written = 0
+    events = 0
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(head)
+        written += len(head)
+        while written < target:
+            index = events // 2
+            if events % 2:
+                event = {"event": "result", "call_id": f"c{index}", "tool": "exec", "failed": index < 3,
+                         "params": {"n": index, "blob": "x" * blob}}
+            else:
+                event = {"event": "round"}
+            line = ("," if events else "") + json.dumps(event) + "\n"
+            out.write(line)
+            written += len(line)
+            events += 1
+        out.write("]}\n")
+    return events
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or not sys.argv[2].isdigit():
+        print("usage: python -m properties.trace FILE MEGABYTES  (writes a large valid trace)", file=sys.stderr)
+        sys.exit(2)
+    print(f"{write_large_trace(sys.argv[1], int(sys.argv[2]))} events written to {sys.argv[1]}")

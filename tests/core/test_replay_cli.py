@@ -223,3 +223,61 @@ def test_malformed_file_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
     assert f"{path}: events[0].pending" in done.stderr
+
+
+# -- judging, ignored receipts, strict JSON, long traces ---------------------------------------------
+
+
+def test_bogus_option_is_one_line_and_exit_2(capsys) -> None:
+    code, out, err = run_main(capsys, "--bogus")
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "--bogus" in err
+
+
+def test_ignored_receipts_are_marked(capsys, tmp_path: Path) -> None:
+    """A numeric or empty id and a repeated id change nothing; the row says so instead of a silent 0 0."""
+    trace = Trace(name="ids", events=(
+        Result(call_id=5, tool="exec", failed=True), Result(call_id="", tool="exec", failed=True),
+        Result(call_id="a", tool="exec", failed=True), Result(call_id="a", tool="exec", failed=True),
+    ))
+    path = save_trace(trace, tmp_path / "ids.json")
+    code, out, _ = run_main(capsys, str(path))
+    assert code == 0
+    rows = [line for line in tables(out)["ids"] if re.match(r"\s*\d+ ", line)]
+    assert ["ignored" in line.split("|")[0] for line in rows] == [True, True, False, True]
+    assert rows[-1].split("|")[1].split() == ["1", "1", "-", "-", "-"]
+    assert any(line.startswith("ignored: both budgets ignored the receipt (") and "call_id 5 is not a non-empty string" in line
+               for line in out.splitlines())
+    code, out, _ = run_main(capsys, "--json", str(path))
+    reasons = [row["ignored"] for row in json.loads(out)["traces"][0]["rows"]]
+    assert reasons == ["ignored: call_id 5 is not a non-empty string", 'ignored: call_id "" is not a non-empty string',
+                       "", "ignored: duplicate call_id"]
+
+
+def test_saved_invariant_that_holds_now(capsys, tmp_path: Path) -> None:
+    trace = Trace(name="fixed", events=remedy_trace(True).events, invariant="B5", step=3)
+    path = save_trace(trace, tmp_path / "fixed.json")
+    code, out, _ = run_main(capsys, str(path))
+    assert code == 0
+    assert out.splitlines()[-2:] == ["invariants: none broken in 11 steps", "saved for B5 at step 3: holds now"]
+    code, out, _ = run_main(capsys, "--json", str(path))
+    saved = json.loads(out)["traces"][0]["saved_for"]
+    assert saved == {"invariant": "B5", "step": 3, "verdict": "saved for B5 at step 3: holds now", "still_breaks": False}
+
+
+def test_json_is_strict_and_the_table_is_capped(capsys, tmp_path: Path, monkeypatch) -> None:
+    events = tuple(Result(call_id=f"c{index}", tool="read", params={"x": index / 3, "big": 2**62}) for index in range(30))
+    path = save_trace(Trace(name="long", events=events), tmp_path / "long.json")
+    monkeypatch.setattr(replay, "TABLE_ROWS", 5)
+    code, out, _ = run_main(capsys, str(path))
+    assert code == 0
+    assert "... 25 more steps not shown (--json prints every step)" in out.splitlines()
+    code, out, _ = run_main(capsys, "--json", str(path))
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"bare {name} in --json output")
+
+    document = json.loads(out, parse_constant=refuse)
+    (trace,) = document["traces"]
+    assert trace["steps"] == 30 and len(trace["rows"]) == 30 and trace["broken"] == []
+    assert [row["step"] for row in trace["rows"]] == list(range(30))
