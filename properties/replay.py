@@ -1,4 +1,4 @@
-"""Reference and production side by side, one row per event (``nox -s replay``).
+"""Reference and production side by side, one row per event, every invariant judged (``nox -s replay``).
 
 Usage::
 
@@ -7,23 +7,43 @@ Usage::
 Without FILE it replays the built-in recorded sessions (``properties.budget.fixtures``:
 the three website runs of seed 001 and seed 002's photo-renamer). With FILE
 arguments it loads ``guard-trace/1`` files (``properties.trace``). Every trace
-gets a table and a one-line summary such as::
+gets a table, a one-line summary such as::
 
     reference stops after call 11; production open (waiting: global)
 
+and the verdict of the subject's monitor, the very checks every driver runs
+(for the budget: ``properties.budget.invariants.new_monitor`` over fresh
+``properties.budget.copies`` with the trace's limits)::
+
+    BROKEN B5 (bounded deferrals) at step 0: P deferred 'global' ...
+    saved for B5 at step 0: still breaks at step 0
+
+Steps count from 0, as the failure table of ``properties.counterexample``
+and every ``Violation`` number them. The second line appears when the file
+names the invariant it was saved for. Exit status: 0 when no invariant
+breaks, 1 when one does, 2 for a bad file or option (one line on stderr
+naming the file and the field; nothing else is printed, since every file is
+checked whole before the first table).
+
 Columns: ``step``, ``label``, ``tool``, ``event`` (``round``; ``result
 failed|ok`` with flags C correctable, P corrected/passed, R:kind correctable
-refusal, E empty lookup, L:lane, D discovery, pend running process;
-``first_call remedy yes|no``; ``stop``), then for each budget ``con``
-(consecutive), ``tot`` (total failures), ``wait`` (waiting charge), ``pend``
-(pending correction) and ``stop``; the last column marks divergence: ``<<``
-when one budget is stopped and the other is not, ``<`` when only the counters
-differ. Refusal kinds are abbreviated in the table (legend below it) and kept
-whole in the summary and in ``--json``.
+refusal, E empty lookup, L:lane, D discovery, pend running process, and
+``ignored`` when both budgets ignore the receipt: an id that is not a
+non-empty string, or a repeated one; ``first_call remedy yes|no``; ``stop``),
+then for each budget ``con`` (consecutive), ``tot`` (total failures), ``wait``
+(waiting charge), ``pend`` (pending correction) and ``stop``; the last column
+marks divergence (``<<`` when one budget is stopped and the other is not,
+``<`` when only the counters differ, which the relaxations do legitimately)
+and ``!B5`` where an invariant broke. Refusal kinds are abbreviated in the
+table (legend below it) and kept whole in the summary and in ``--json``.
+
+Long traces are streamed: a table shows the first ``TABLE_ROWS`` steps and
+counts the rest; ``--json`` prints every row, one per line, in strict JSON.
+Text from a file is printed escaped (``properties.trace.printable``).
 
 The production column is the copy ``P`` of ``properties.budget.copies``: every flag
-as the trace gives it. A bad or missing file prints one line naming the file
-and the field to stderr and exits 2.
+as the trace gives it. A trace of another subject (its ``subject`` field) is
+judged by that subject's ``SUBJECT.monitor`` and shown one event per line.
 """
 
 from __future__ import annotations

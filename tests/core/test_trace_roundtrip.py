@@ -146,7 +146,10 @@ def test_every_generated_event_round_trips(subject: str, tmp_path_factory: pytes
         pytest.fail(f"subject {subject!r} registers trace events but no strategy in STRATEGIES")
     folder = tmp_path_factory.mktemp("round-trip")
 
-    @settings(max_examples=int(os.environ.get("ROUND_TRIP_EXAMPLES", "150")), deadline=None,
+    # Fewer under mutation: the file format does not depend on guard/, and every catalogue entry runs the suite.
+    examples = 20 if "MUTANT_UNDER_TEST" in os.environ else int(os.environ.get("ROUND_TRIP_EXAMPLES", "150"))
+
+    @settings(max_examples=examples, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(STRATEGIES[subject])
     def round_trip(case: tuple[list[Event], Limits]) -> None:
