@@ -23,7 +23,7 @@ Scope choices (where hooks.md is silent; a safety guard's reading):
   rewritten by the host are seen only by ``after_tool_call`` (the persist hook
   carries none), and a capped copy with no record is charged at once (fail
   closed) while the live result is classified. H1 is checked on every
-  sequence free of both (``in_h1_scope``); the others are still checked
+  sequence up to its first receipt outside that scope (``event_in_h1_scope``); every step is still checked
   against H2-H8.
 * "Bound" for H2 is the generator's ground truth, not the guard's opinion: a
   call whose ``before_tool_call`` came from this run and session, whose
@@ -84,6 +84,8 @@ class HookStep:
     #: Per record of G: the call id whose receipt stopped the run, as of that record (None: no receipt did).
     tripped_by: list
     monitor: "HookMonitor"
+    #: Per record of G: what a refused boundary of a stopped run must show ("instruction", "stop"), else None.
+    shown: list = attrs.field(factory=list)
 
     @property
     def call(self) -> "Call | None":
@@ -122,7 +124,7 @@ def h1_order_independence(step: HookStep) -> Outcome:
 
 def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
     """Nested, unbound and other-tool receipts are never deferred, never free, never admitted: only a bound outer
-    call's receipt earns a flag, and only a bound outer call is admitted."""
+    call's receipt earns a flag, only a bound outer call is admitted, and a nested child's receipt is never counted."""
     call = step.call
     if call is None:
         return False, None
@@ -130,6 +132,8 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
     for guard in ("G", "M"):
         for record in step.records[guard]:
             for call_id, _failed, flags, hook in record.counted:
+                if call.binding == "nested":
+                    return True, f"{guard}: the nested child {call_id} was counted by {hook}"
                 given = granted(flags)
                 if given and not step.bound(hook):
                     return True, f"{guard}: {call_id} ({call.binding}, counted by {hook}) got {given}"
@@ -182,8 +186,9 @@ def h4_kind_stays_inside(step: HookStep) -> Outcome:
 
 def h5_admission_exact(step: HookStep) -> Outcome:
     """The first ``before_tool_call`` after a trip with a pending correction is admitted exactly when the
-    instruction is still pending, the call is an outer call of this run and session, Playground routing is active
-    and the call binds a new project; nothing else is ever admitted (seed 002)."""
+    instruction is still pending, no answer turn was forfeited since the trip (two model calls), the call is an
+    outer call of this run and session, Playground routing is active and the call binds a new project; nothing
+    else is ever admitted (seed 002)."""
     admitted = sum(record.admitted for record in step.records["G"])
     expected = step.expect_admit
     if expected is None:
@@ -255,6 +260,52 @@ def h8_lookup_from_the_record(step: HookStep) -> Outcome:
     return exercised, None
 
 
+def h9_capped_copy_fails_closed(step: HookStep) -> Outcome:
+    """A capped persisted copy counted without the tool's own record cannot be classified: it is charged as a
+    failure at once and earns nothing (hooks.md; seed 001: fail closed)."""
+    call = step.call
+    if call is None:
+        return False, None
+    exercised = False
+    for guard in ("G", "M"):
+        refused = False
+        for record in step.records[guard]:
+            if record.decision is not None and record.decision.block:
+                refused = True
+            if record.hook != "tool_result_persist" or not record.counted:
+                continue
+            details = record.message.get("details") if isinstance(record.message, dict) else None
+            if not (isinstance(details, dict) and details.get("persistedDetailsTruncated") is True):
+                continue
+            with_record = call.record and step.shape.record is not None and call.binding in ("bound", "rewritten") and not refused
+            if with_record:
+                continue
+            exercised = True
+            for call_id, failed, flags, _hook in record.counted:
+                if not failed or granted(flags):
+                    return True, f"{guard}: the capped copy of {call_id} was counted failed={failed} with {granted(flags)}"
+    return exercised, None
+
+
+def h10_instruction_then_stop(step: HookStep) -> Outcome:
+    """After a trip the first refused tool boundary shows the finalization instruction (never in a strict-stop or
+    cancelled run), every later one the stop text, and the run aborts exactly once, at the first stop text
+    (hooks.md "After the fuse"; seed 002)."""
+    exercised = False
+    aborted = step.start["G"].aborted
+    for record, expect in zip(step.records["G"], step.shown):
+        if expect is not None:
+            exercised = True
+            reason = record.decision.block_reason or ""
+            if expect == "instruction":
+                if reason.startswith(STOP_HEAD) or record.state.aborted != aborted:
+                    return True, f"{step.call.call_id}: the first refused boundary after the trip showed {reason[:50]!r} (aborted={record.state.aborted})"
+            elif not reason.startswith(STOP_HEAD) or not record.state.aborted:
+                return True, f"{step.call.call_id}: a later refused boundary showed {reason[:50]!r} (aborted={record.state.aborted})"
+        aborted = record.state.aborted
+    return exercised, None
+
+
 CATALOGUE: tuple[Invariant, ...] = (
     Invariant("H1", "000, 001, 002", "order independence", h1_order_independence, subject="hooks"),
     Invariant("H2", "000, 001, 002", "only bound outer calls get allowances", h2_only_bound_outer_calls, subject="hooks"),
@@ -264,6 +315,8 @@ CATALOGUE: tuple[Invariant, ...] = (
     Invariant("H6", "002", "the instruction pends only while stopped", h6_instruction_pends_only_while_stopped, subject="hooks"),
     Invariant("H7", "002", "stopped copies carry the stop text, the tripping refusal's excepted", h7_persisted_copies, subject="hooks"),
     Invariant("H8", "000", "the lookup command comes from the record", h8_lookup_from_the_record, subject="hooks"),
+    Invariant("H9", "001", "a capped copy without a record fails closed", h9_capped_copy_fails_closed, subject="hooks"),
+    Invariant("H10", "002", "the instruction once, then the stop and one abort", h10_instruction_then_stop, subject="hooks"),
 )
 
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
@@ -309,6 +362,7 @@ class HookMonitor:
     invariants: tuple[Invariant, ...] = CATALOGUE
     guards: dict[str, ToolLoopGuard] = attrs.field(factory=dict)
     in_h1_scope: bool = True
+    strict_stop: bool = False
     #: An admission happened in G so far (H3 compares stops only while none did).
     admitted: bool = False
     #: The call id whose receipt stopped G's run (None: none, or a model call stopped it).
@@ -316,6 +370,11 @@ class HookMonitor:
     index: int = 0
     #: Each guard's state after the last step (the next step's "before"; only ``step`` touches the guards).
     last: dict[str, GuardState] = attrs.field(factory=dict)
+    #: Since G's run last stopped by a trip: model calls, and whether a refused boundary has shown it anything.
+    model_calls_since_trip: int = 0
+    shown_since_trip: bool = False
+    #: The owner cancelled this run (nothing re-opens it, nothing more is shown but the stop).
+    cancelled: bool = False
 
     def start(self, sequence: HookSequence) -> None:
         """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
@@ -325,6 +384,10 @@ class HookMonitor:
         self.tripped = None
         self.index = 0
         self.last = {}
+        self.model_calls_since_trip = 0
+        self.shown_since_trip = False
+        self.cancelled = False
+        self.strict_stop = sequence.strict_stop
         self.tally.traces += 1
 
     def finish(self, sequence: HookSequence) -> None:
@@ -357,6 +420,8 @@ class HookMonitor:
         routing = guard.routing
         return (
             guard.finalization.phase == PENDING
+            # Seed 002: a forfeited answer turn (two model calls since the trip) admits nothing.
+            and self.model_calls_since_trip < 2
             and event.binding in ("bound", "rewritten", "other_tool")
             and routing is not None
             and routing.initialized
@@ -377,15 +442,31 @@ class HookMonitor:
             records[name] = found = deliver(guard, delivered, state)
             self.last[name] = found[-1].state if found else state
         tripped_by = []
+        shown = []
         tripped = self.tripped
+        calls_since_trip, shown_since_trip, cancelled = self.model_calls_since_trip, self.shown_since_trip, self.cancelled
         for record in records["G"]:
+            if record.hook == "owner_cancel":
+                cancelled = True
             if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal:
                 tripped = record.counted[-1][0] if record.counted else None
+                calls_since_trip, shown_since_trip = 0, False
+            elif record.hook == "model_call":
+                calls_since_trip += 1
             tripped_by.append(tripped)
+            # H10: what a refused boundary of a stopped run must show (None: this hook is no such boundary).
+            to_show = None
+            if (
+                record.hook == "before_tool_call" and record.before.budget.terminal and record.decision is not None
+                and record.decision.block and not record.admitted
+            ):
+                to_show = "instruction" if not (shown_since_trip or cancelled or self.strict_stop) else "stop"
+                shown_since_trip = True
+            shown.append(to_show)
         shape = call_shape(event.kind, event.index) if isinstance(event, Call) else None
         step = HookStep(
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
-            expect, tripped_by, self,
+            expect, tripped_by, self, shown,
         )
         tally = self.tally
         ids = tuple(invariant.id for invariant in self.invariants)
@@ -400,6 +481,7 @@ class HookMonitor:
         self.count_coverage(step)
         # History for the next step, after the checks (they read the history as it was before this step).
         self.tripped = tripped
+        self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
         self.admitted = self.admitted or any(record.admitted for record in records["G"])
         tally.violations.extend(found)
         tally.steps += 1

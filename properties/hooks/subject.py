@@ -110,8 +110,8 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", drivers.run_bulk_driver, cost=0, parts=2),
-        Driver("stateful", drivers.run_stateful_driver, cost=1),
+        Driver("bulk", drivers.run_bulk_driver, cost=1, parts=2),
+        Driver("stateful", drivers.run_stateful_driver, cost=2),
     ),
     events={name: kind for kind, name in EVENT_NAMES.items()},
     monitor=monitor,
