@@ -9,7 +9,7 @@ keep their own production budget:
 * ``R``: the earlier guard (``allowances=False``: no new flags, nothing
   admitted) over the same events and orders, H3's reference.
 
-H1-H3 are hooks.md's; H4-H8 state promises of hooks.md and seeds 000-002
+H1-H3 are hooks.md's; H4-H10 state promises of hooks.md and seeds 000-002
 that no one of H1-H3 covers, each named by the rule catalogue entry that
 breaks it. Each check is a documented predicate over one ``HookStep``
 returning ``(exercised, violation message or None)``; it reads the step and
@@ -24,7 +24,7 @@ Scope choices (where hooks.md is silent; a safety guard's reading):
   carries none), and a capped copy with no record is charged at once (fail
   closed) while the live result is classified. H1 is checked on every
   sequence up to its first receipt outside that scope (``event_in_h1_scope``); every step is still checked
-  against H2-H8.
+  against H2-H10.
 * "Bound" for H2 is the generator's ground truth, not the guard's opinion: a
   call whose ``before_tool_call`` came from this run and session, whose
   receipt names the same tool, and whose executed params are the recorded
