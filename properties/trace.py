@@ -4,7 +4,8 @@ Schema ``guard-trace/1``::
 
     {
       "schema": "guard-trace/1",
-      "subject": "budget",                         # optional, default "budget"
+      "subject": "budget",                         # optional, default "budget" (the only one so far:
+                                                   # hook sequences have their own schema)
       "name": "strixy-r107",                       # optional, shown in tables
       "invariant": "B5",                           # optional: the invariant the file was saved for
       "step": 3,                                   # optional: the step (from 0) where it broke
@@ -192,43 +193,23 @@ EVENT_KINDS: dict[str, dict[str, EventKind]] = {"budget": BUDGET_EVENTS}
 
 
 def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
-    """Declare a subject's trace events by hand (when the derived types of ``kinds_for`` are too loose)."""
+    """Declare a subject's trace events, each field typed (a subject whose monitor judges events alone)."""
     EVENT_KINDS[subject] = kinds
 
 
-_ANNOTATIONS = {"str": STRING, "bool": BOOLEAN, "str | None": STRING_OR_NULL, "Optional[str]": STRING_OR_NULL}
+#: Subjects whose traces are files of their own schema, and how to replay them.
+OWN_FORMATS = {"hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)"}
 
 
 def kinds_for(subject: str) -> dict[str, EventKind]:
-    """A subject's event kinds: registered ones, else derived from its ``SUBJECT.events`` attrs classes.
+    """A subject's event kinds, as registered here (``register_events``); ``KeyError`` for any other.
 
-    Derived field types follow the annotations (``str``, ``bool``, ``str | None``); any other
-    annotation takes any JSON value. Raises ``KeyError`` for a subject that declares no events.
+    Choice: a subject's events are registered by hand rather than derived from ``SUBJECT.events``,
+    because the schema must state each field's type (``call_id`` any scalar, ``tool`` a string) and
+    replay can judge a subject's trace only when its monitor takes events alone. The hook subject's
+    sequences carry a setting besides their events and have their own schema (``OWN_FORMATS``).
     """
-    if subject in EVENT_KINDS:
-        return EVENT_KINDS[subject]
-    from properties.subject import SUBJECTS, load
-
-    if subject not in SUBJECTS:
-        raise KeyError(subject)
-    try:
-        declared = load(subject).events
-    except ModuleNotFoundError:
-        raise KeyError(subject) from None
-    if not declared:
-        raise KeyError(subject)
-    kinds = {}
-    for name, cls in declared.items():
-        fields: dict[str, tuple[FieldType, Any]] = {}
-        for field in attrs.fields(cls):
-            default = REQUIRED if field.default is attrs.NOTHING else field.default
-            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-                default = default.factory()
-            annotation = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
-            fields[field.name] = (_ANNOTATIONS.get(annotation, ANY_JSON), default)
-        kinds[name] = EventKind(cls, fields)
-    EVENT_KINDS[subject] = kinds
-    return kinds
+    return EVENT_KINDS[subject]
 
 
 def event_name(event: Any, subject: str = DEFAULT_SUBJECT) -> str:
@@ -503,12 +484,10 @@ def _header_value(key: str, value: Any, source: str) -> Any:
         if value != SCHEMA:
             raise _fail(source, "schema", f"expected {SCHEMA!r}, got {_show(value)}")
     elif key == "subject":
-        try:
-            kinds_for(value) if isinstance(value, str) else None
-        except KeyError:
-            value = None
-        if not isinstance(value, str):
-            raise _fail(source, "subject", f"expected a subject with trace events ({', '.join(EVENT_KINDS)}), got {_show(value)}")
+        if isinstance(value, str) and value in OWN_FORMATS:
+            raise _fail(source, "subject", f"{value} traces are {OWN_FORMATS[value]}")
+        if not isinstance(value, str) or value not in EVENT_KINDS:
+            raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
     elif key in ("name", "origin"):
         if not isinstance(value, str):
             raise _fail(source, key, f"expected a string, got {_show(value)}")

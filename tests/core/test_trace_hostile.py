@@ -76,7 +76,7 @@ def corpus() -> list[tuple[str, bytes | str, str]]:
     for value in (5, None, [], {}, True):
         add(f"name-{type(value).__name__}", text(doc(name=value)), "name")
         add(f"origin-{type(value).__name__}", text(doc(origin=value)), "origin")
-    for value in ("nope", 3, None):
+    for value in ("nope", 3, None, "hooks", "navigation"):
         add(f"subject-{value}", text(doc(subject=value)), "subject")
     for value in ("b5", "B", 5, "B5; rm -rf", None):
         add(f"invariant-{value!s:.6}", text(doc(invariant=value)), "invariant")

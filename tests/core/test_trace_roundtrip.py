@@ -10,15 +10,19 @@ the bulk driver's lane 7).
 The budget's strategies: seeded bulk traces (every family of
 ``properties.budget.bulk``), the explorer's whole alphabet, traces the state
 machine of ``properties.budget.stateful`` builds, and receipts assembled from
-every value pool the drivers draw from plus arbitrary JSON params. Another
-subject plugs in by adding its own entry to ``STRATEGIES`` (its event classes
-go to ``properties.trace.register_events``).
+every value pool the drivers draw from plus arbitrary JSON params. The hook
+subject's sequences have their own file format
+(``properties/hooks/sequence_file.py``): its generator's sequences must save,
+load back equal and be judged the same. Another subject plugs in by adding
+its entry to ``STRATEGIES``; a subject that declares events without one fails
+the test.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 from pathlib import Path
 from typing import Any, Callable
 
@@ -108,29 +112,53 @@ def _limits() -> st.SearchStrategy[Limits]:
 
 BUDGET = st.one_of(_bulk_traces(), _explorer_events(), _pooled_events(), _stateful_traces())
 
-#: Subject name -> strategy of (events, limits). Hooks and navigation add theirs here.
-STRATEGIES: dict[str, st.SearchStrategy] = {"budget": st.tuples(BUDGET, _limits())}
 
-#: Subject name -> a function replaying a trace to comparable per-step states.
 def _budget_states(trace: Trace) -> list[tuple]:
+    """Per step: both budgets' states, the admission, the ignored mark and what broke; then every broken invariant."""
     broken: dict[str, replay.Broken] = {}
     rows = [(row.reference, row.production, row.admitted, row.ignored, row.broken)
             for row in replay.replay_rows(trace, trace.events, broken)]
     return rows + [tuple(sorted(broken.items()))]
 
 
-STATES: dict[str, Callable[[Trace], list[tuple]]] = {"budget": _budget_states}
-
-
-def check_round_trip(subject: str, events: list[Event], limits: Limits, folder: Path) -> None:
-    trace = Trace(name="round-trip", events=tuple(events), limits=limits, subject=subject)
+def check_budget(case: tuple[list[Event], Limits], folder: Path) -> None:
+    events, limits = case
+    trace = Trace(name="round-trip", events=tuple(events), limits=limits)
     text = dumps(trace)
     json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in a saved trace"))
     path = save_trace(trace, folder / "trace.json")
     loaded = load_trace(path)
     assert loaded == trace
     assert [type(event) for event in loaded.events] == [type(event) for event in trace.events]
-    assert STATES[subject](loaded) == STATES[subject](trace)
+    assert _budget_states(loaded) == _budget_states(trace)
+
+
+# -- the hook subject: its sequences have their own file format (properties/hooks/sequence_file.py) --------
+
+
+def _hook_sequences() -> st.SearchStrategy[Any]:
+    from properties.hooks import generate
+
+    return st.tuples(st.integers(0, 2**32 - 1), st.integers(1, 16)).map(
+        lambda pair: generate.random_sequence(random.Random(pair[0]), pair[1]))
+
+
+def check_hooks(sequence: Any, folder: Path) -> None:
+    from properties.hooks import sequence_file
+    from properties.hooks.subject import first_violation
+
+    path = sequence_file.save(sequence, folder / "sequence.json", "round-trip", "H1")
+    loaded, name, invariant = sequence_file.load(path)
+    assert (loaded, name, invariant) == (sequence, "round-trip", "H1")
+    assert first_violation(loaded) == first_violation(sequence)
+
+
+#: Subject name -> (strategy of what its drivers generate, the round-trip check of one example). A new
+#: subject that declares events adds its entry here; the test fails until it does.
+STRATEGIES: dict[str, tuple[st.SearchStrategy, Callable[[Any, Path], None]]] = {
+    "budget": (st.tuples(BUDGET, _limits()), check_budget),
+    "hooks": (_hook_sequences(), check_hooks),
+}
 
 
 def _subjects_with_events() -> list[str]:
@@ -149,12 +177,13 @@ def test_every_generated_event_round_trips(subject: str, tmp_path_factory: pytes
     # Fewer under mutation: the file format does not depend on guard/, and every catalogue entry runs the suite.
     examples = 20 if "MUTANT_UNDER_TEST" in os.environ else int(os.environ.get("ROUND_TRIP_EXAMPLES", "150"))
 
+    strategy, check = STRATEGIES[subject]
+
     @settings(max_examples=examples, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(STRATEGIES[subject])
-    def round_trip(case: tuple[list[Event], Limits]) -> None:
-        events, limits = case
-        check_round_trip(subject, events, limits, folder)
+    @given(strategy)
+    def round_trip(case: Any) -> None:
+        check(case, folder)
 
     round_trip()
 
@@ -163,7 +192,7 @@ def test_every_bulk_family_and_lane_value_round_trips(tmp_path: Path) -> None:
     """Deterministic companion: the first traces of every bulk family (lane 7 included) load back."""
     seen_lanes = set()
     for _family, events in bulk.traces_for(5, 300):
-        check_round_trip("budget", events, bulk.SPEC_LIMITS, tmp_path)
+        check_budget((events, bulk.SPEC_LIMITS), tmp_path)
         seen_lanes.update(event.lane for event in events if isinstance(event, Result))
     assert 7 in seen_lanes, "the bulk driver's lane 7 must be among the traces checked"
 
