@@ -8,9 +8,9 @@ way. Edits are literal find/replace pairs, and each ``find`` must occur exactly
 once in its file: an entry whose text has drifted fails loudly instead of
 silently testing nothing.
 
-``level``: ``budget`` entries must also be killed by the property drivers
-alone (``python -m properties --mutants``); every entry must be killed by at
-least one pytest test.
+``level``: ``budget`` and ``hooks`` entries must also be killed by the
+property drivers alone (``python -m properties --mutants`` naming a B or H
+invariant); every entry must be killed by at least one pytest test.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import attrs
 from guard.budget import RunProgressBudget
 from guard.hooks import Decision, ToolLoopGuard
 from guard.playground import RoutingState
-from properties.budget.invariants import Snap, snap_production
+from properties.budget.state import Snap, memories as budget_memories, snap_production
 from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, other_tool, rewritten
 
@@ -63,9 +63,8 @@ def guard_state(guard: ToolLoopGuard) -> GuardState:
 
 
 def memories(guard: ToolLoopGuard) -> tuple:
-    """The budget's two memories (seen call ids, success fingerprints), compared once per step."""
-    budget = guard.budget
-    return tuple(budget.seen_calls), tuple(budget.successes.items())
+    """The guard's budget's two memories (seen call ids, success fingerprints), compared once per step."""
+    return budget_memories(guard.budget)
 
 
 @attrs.frozen

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from properties.hooks.events import AFTER, ORDERS, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
+from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import BINDINGS, CALL_KINDS
 
 #: Playground sequences lean on the router's refusals and the remedy, or an admission would be rare.
@@ -144,8 +144,3 @@ def sequences(seed: int, number: int, count: int) -> Any:
     rng = random.Random(seed * 1_000_003 + number)
     for _ in range(count):
         yield random_sequence(rng, rng.randint(2, 12))
-
-
-#: The one order a sequence's calls are in under each policy (for the state machine's draws).
-ORDER_OF = {AFTER: AFTER, PERSIST: PERSIST}
-assert set(ORDERS) <= set(POLICIES)

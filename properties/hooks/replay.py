@@ -47,7 +47,7 @@ import attrs
 from guard.hooks import ToolLoopGuard
 from guard.inspection import INSPECTION_TOOL
 from guard.playground import RoutingState
-from properties.budget.invariants import Snap
+from properties.budget.state import Snap
 from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state
 from properties.hooks.events import AFTER, ORDERS, PERSIST

@@ -19,12 +19,11 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import settings
 
-from guard.budget import RunProgressBudget
 from guard.finalization import DELIVERED, IDLE, PENDING, UNAVAILABLE, Finalization
 from guard.hooks import Decision, ToolLoopGuard
-from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
+from guard.inspection import INSPECTION_TOOL
 from guard.playground import RoutingState
 from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state, memories
@@ -34,7 +33,7 @@ from properties.hooks.invariants import CATALOGUE, HookMonitor
 from properties.hooks.sequence_file import load as load_sequence, save as save_sequence
 from properties.hooks.shapes import (
     INSPECT_ARGS, INCOMPLETE, INVALID, MEASURED, NO_MATCH, PASSED, PASSED_PAGE_ERRORS, RUN, SESSION, STOP_HEAD,
-    blocked, capped, envelope, exec_result, failure, inspection, ok, text,
+    blocked, capped, envelope, exec_result, failure, inspection, ok,
 )
 from properties.hooks.stateful import standalone_machine as hook_machine
 from properties.names import FIRST_WRITE_KIND as FIRST_WRITE, PROJECT_PATH_KIND as PROJECT_PATH
