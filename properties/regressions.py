@@ -60,8 +60,8 @@ def pin(source: Path, folder: Path = DEFAULT_DIR, invariant: str | None = None) 
     if trace.invariant is None:
         raise TraceError(f"{printable(source)}: invariant: missing; a pinned regression must say which invariant it "
                          "once broke (--invariant B5)")
-    origin = f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else "")
-    trace = attrs.evolve(trace, origin=origin)
+    if not trace.origin.startswith("pinned from "):  # pinning a pinned file keeps where it first came from
+        trace = attrs.evolve(trace, origin=f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else ""))
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", trace.name).strip("-") or "regression"
     target = folder / f"{name}.json"
     text = dumps(trace)

@@ -63,9 +63,12 @@ kept as written, lone surrogates included; printing it is the printer's job
 (``printable``).
 
 Streaming. ``read_trace`` reads the file in ``CHUNK_BYTES`` pieces and yields
-one event at a time, so memory is bounded by the read buffer plus one value:
-at most ``CHUNK_BYTES + 2 * MAX_VALUE_BYTES`` characters of text (about 3 MiB,
-up to four bytes each as Python strings) whatever the file's length. For that
+one event at a time, so the reader's memory is bounded by the read buffer plus
+one value: at most ``CHUNK_BYTES + 2 * MAX_VALUE_BYTES`` characters of text
+(about 3 MiB, up to four bytes each as Python strings) whatever the file's
+length. Replay adds only what the budgets remember, which the trace's limits
+cap (``seen_calls`` ids and ``successes`` fingerprints, each limit at most
+``MAX_LIMIT``), and the first ``TABLE_ROWS`` rows of its table. For that
 the top-level ``events`` field must come last (every file this harness writes
 does); a field after it is refused by name. ``load_trace`` materializes a
 whole trace for small files and tests. Measured (README, "Trace files"): replaying
