@@ -1,0 +1,46 @@
+"""Counterexample files: one per counterexample, named from driver, worker, invariant, steps and content."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from properties.budget.copies import SPEC_LIMITS
+from properties.budget.events import Result, Round
+from properties.catalogue import Violation
+from properties.counterexample import counterexample_trace, save_counterexample, step_table
+from properties.trace import load_trace
+
+EVENTS = [Round(), Result(call_id="c1", tool="exec", failed=True, lane=7)]
+VIOLATION = Violation("B11", 1, "planted for the test", "free empty lookups are bounded and inert")
+
+
+def test_two_workers_never_share_a_file(tmp_path: Path) -> None:
+    first = save_counterexample("bulk", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path, worker="A")
+    second = save_counterexample("bulk", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path, worker="B")
+    assert first != second and first.is_file() and second.is_file()
+    assert re.fullmatch(r"bulk-A-B11-2steps-[0-9a-f]{8}\.json", first.name), first.name
+    # Same content, same hash: only the worker differs.
+    assert first.name.split("-")[-1] == second.name.split("-")[-1]
+
+
+def test_other_content_gets_another_name(tmp_path: Path) -> None:
+    first = save_counterexample("bulk", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path)
+    other = save_counterexample("bulk", [Round(), Result(call_id="c2", tool="exec", failed=True)], SPEC_LIMITS,
+                                VIOLATION, tmp_path)
+    again = save_counterexample("bulk", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path)
+    assert first != other and first == again
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted({first.name, other.name})
+
+
+def test_the_file_names_invariant_step_and_origin(tmp_path: Path) -> None:
+    path = save_counterexample("stateful", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path, note="seed 5")
+    trace = load_trace(path)
+    assert (trace.invariant, trace.step, trace.origin) == ("B11", 1, "stateful, seed 5")
+    assert trace.events == tuple(EVENTS) and trace.limits == SPEC_LIMITS
+    assert trace.name == path.stem == counterexample_trace("stateful", EVENTS, SPEC_LIMITS, VIOLATION).name
+
+
+def test_step_table_counts_from_zero() -> None:
+    rows = step_table(EVENTS, SPEC_LIMITS).splitlines()[2:]
+    assert [row.split()[0] for row in rows] == ["0", "1"]
