@@ -318,7 +318,7 @@ class _Reader:
         try:
             text = self.decoder.decode(chunk or b"", final=not chunk)
         except UnicodeDecodeError as error:
-            raise TraceError(f"{self.source}: not UTF-8 text near character {self.consumed + len(self.buffer)}: {error.reason}") from None
+            raise TraceError(printable(f"{self.source}: not UTF-8 text near character {self.consumed + len(self.buffer)}: {error.reason}")) from None
         if not chunk:
             self.eof = True
         if self.pos:
