@@ -20,6 +20,8 @@ from typing import Union
 
 import attrs
 
+from properties.hooks.shapes import NESTED_PREFIX
+
 AFTER, PERSIST = "after", "persist"
 ORDERS = (AFTER, PERSIST)
 
@@ -55,7 +57,7 @@ class Call:
 
     @property
     def call_id(self) -> str:
-        return f"tool_search_code:{self.index}" if self.binding == "nested" else f"call-{self.index}"
+        return f"{NESTED_PREFIX}{self.index}" if self.binding == "nested" else f"call-{self.index}"
 
     def flipped(self) -> "Call":
         """The same call with its two result hooks in the other order."""
