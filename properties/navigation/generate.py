@@ -45,14 +45,15 @@ class Builder:
         self.time += ms
 
     def turn(self, kinds: "list[str]", size: int = 300, source: str = "s1", gap: int = 1_000) -> None:
+        gap = max(gap, 100)
         """One assistant turn issuing ``len(kinds)`` tool calls, then one result of each kind."""
         if self.finished or not kinds:
             return
         self.time += gap
         self.messages.append(Timed(self.time, Message(self._id("a"), "assistant", "", tool_calls=len(kinds))))
-        for kind in kinds:
-            self.time += 100
-            self.messages.append(Timed(self.time, self.result(kind, size, source)))
+        # Results follow 10 ms apart; the next turn counts its gap from this turn (gaps are at least 100 ms).
+        for number, kind in enumerate(kinds, 1):
+            self.messages.append(Timed(self.time + 10 * number, self.result(kind, size, source)))
 
     def result(self, kind: str, size: int, source: str) -> Message:
         ident = self._id("t")
@@ -75,12 +76,12 @@ class Builder:
         if self.messages and not self.finished:
             timed = self.messages[max(0, len(self.messages) - back)]
             self.time += delay
-            self.messages.append(Timed(self.time, timed.message))
+            self.messages.append(Timed(max(self.time, timed.at), timed.message))
 
     def final_reply(self, valid: bool = True, gap: int = 1_000, citations: tuple = ("s1",)) -> None:
         if self.finished:
             return
-        self.time += gap
+        self.time = max(self.time + gap, self.messages[-1].at + 1 if self.messages else 0)
         text = json.dumps({"answer": "the child's answer", "truncated": False, "citations": list(citations)}) \
             if valid else "I could not find it."
         self.messages.append(Timed(self.time, Message(self._id("a"), "assistant", text)))

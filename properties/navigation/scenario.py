@@ -202,8 +202,8 @@ class Run:
     record: Record
 
 
-def run(scenario: Scenario, version: str) -> Run:
-    """Play ``scenario`` against ``reference`` or ``production`` on fresh fakes."""
+def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
+    """Play ``scenario`` against ``reference`` or ``production`` (with its default limits unless given) on fresh fakes."""
     clock = FakeClock()
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
@@ -216,7 +216,7 @@ def run(scenario: Scenario, version: str) -> Run:
         ports = production.Ports(clock=clock, spawner=spawner, teardown=teardown,
                                  policy=FakePolicy(scenario, clock, record),
                                  completion=FakeCompletion(scenario, clock, record, cancel), cancel=cancel)
-        outcome = production.navigate(request, ports)
+        outcome = production.navigate(request, ports) if limits is None else production.navigate(request, ports, limits)
     else:
         raise ValueError(f"unknown version {version!r}")
     return Run(version, outcome, record)
