@@ -182,7 +182,8 @@ def n1_bounded(step: Step) -> Outcome:
         if view.until > step.retrieval:
             return True, f"a slice was read until {view.until} ms, past the retrieval deadline {step.retrieval} ms"
     if step.end is None:
-        return True, f"production stopped reading after {len(step.polls)} slices with no bound, reply or cancellation"
+        return True, (f"production stopped reading after {len(step.polls)} slices (stop reason {step.prod.stop!r}) "
+                      "though no bound, reply or cancellation was reached")
     if len(step.polls) > step.end + 1:
         return True, (f"slice {step.end} reached {step.expected} but {len(step.polls) - step.end - 1} later "
                       "slice(s) were read")

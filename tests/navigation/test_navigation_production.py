@@ -158,3 +158,27 @@ def test_a_child_reply_keeps_the_reference_path() -> None:
 def test_no_work_time_fails_at_once() -> None:
     played = play(chain(["progress"], timeout_ms=20_000))
     assert played.outcome.error == "timeout" and played.record.spawns == []
+
+
+def test_with_one_call_per_slice_navigation_ends_at_exactly_the_24th_call() -> None:
+    # timeout 600 s, delegation 300 s: work 300 s, reserve 30 s, retrieval deadline 270 s. A call every 5 s lands
+    # on each slice's end (5 s, 10 s, ...): the 24th call (120 s) is alone in its slice.
+    played = play(chain(["progress"] * 40, gap=5_000, timeout_ms=600_000, delegation_timeout_ms=300_000))
+    assert (played.outcome.stop, played.outcome.tool_calls) == ("tool_calls", 24)
+    assert played.record.polls[-1][2] == 120_000
+
+
+def test_with_one_result_per_slice_navigation_ends_at_exactly_the_third_no_progress_result() -> None:
+    # Turn k at 5k s, its result 10 ms later (read in the next slice): progress, progress, then no progress.
+    played = play(chain(["progress", "progress", "empty", "error", "counter", "progress", "progress"], gap=5_000,
+                        timeout_ms=600_000, delegation_timeout_ms=300_000))
+    assert (played.outcome.stop, played.outcome.no_progress) == ("no_progress", 3)
+    # The third no-progress result (turn 5 at 25 s, result at 25.01 s) is read in the slice ending at 30 s.
+    assert played.record.polls[-1][2] == 30_000
+
+
+def test_the_reserve_is_at_most_30_seconds_of_a_long_work_budget() -> None:
+    # timeout 600 s, delegation 300 s: work 300 s; a quarter would be 75 s, the cap is 30 s; retrieval deadline 270 s.
+    played = play(chain(["progress", "empty"] * 6, gap=30_000, timeout_ms=600_000, delegation_timeout_ms=300_000))
+    assert played.outcome.reserve == 30_000
+    assert (played.outcome.stop, played.record.polls[-1][1]) == ("deadline", 270_000)
