@@ -31,6 +31,8 @@ class Message:
     source_tokens: "int | None" = None
     manifest: bool = False
     source: str = ""
+    #: The tool that produced a result (for reports; the controller does not read it).
+    tool: str = ""
 
 
 @attrs.frozen

@@ -342,6 +342,10 @@ def load_traces(files: Sequence[str]) -> list[Trace]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from properties.navigation import replay as navigation  # seed 003: navigation scenarios have their own replay
+
+    if args.files and all(navigation.is_scenario_file(name) for name in args.files):
+        return navigation.main(args.files)
     try:
         traces = load_traces(args.files)
     except TraceError as error:
@@ -358,6 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"traces": [to_json(replay) for replay in replays]}, indent=1, default=repr))
         else:
             print("\n\n".join(render(replay) for replay in replays))
+            if not args.files and not args.name:
+                print()
+                navigation.main()
         sys.stdout.flush()
     except BrokenPipeError:
         # A reader such as `head` closed the pipe; that is not an error of the replay. Point stdout at

@@ -19,7 +19,7 @@ from guard import navigation as production
 from guard.navigation_ports import Grant, Message, Request, SynthesisCall
 from reference import navigation as reference
 
-MESSAGE_FIELDS = ("id", "role", "text", "tool_calls", "is_error", "source_tokens", "manifest", "source")
+MESSAGE_FIELDS = ("id", "role", "text", "tool_calls", "is_error", "source_tokens", "manifest", "source", "tool")
 
 
 class ScenarioError(Exception):
