@@ -184,6 +184,8 @@ def _finish(request: Request, ports: Ports, child: Any, observer: Observer, stop
     # Seed 003: the synthesis policy is checked on its own and its rejection is final (else another model or child).
     if not ports.policy.allows(model, "navigation-answer"):
         return end(None, "policy_rejected")
+    # Seed 003: no tools, the original work deadline, the caller's output budget, and no thinking when
+    # enableSummaryThinking is false (else the answer pass navigates again, overruns, or reasons unasked).
     call = SynthesisCall(
         model=model, prompt=observer.prompt(request.question), evidence_chars=observer.evidence_chars,
         tools=(), deadline=work, thinking=request.summary_thinking, output_tokens=request.output_tokens,
