@@ -47,10 +47,9 @@ import numpy as np
 from properties.budget.copies import SPEC_LIMITS, applier, default_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import Tally, Violation, new_monitor
+from properties.names import LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
-KINDS = ("playground-first-write", "playground-project-path")
-LANE_VALUES: tuple[Any, ...] = (None, "workspace", "extension", "fake-lane", 7)
 TOOLS = ("read", "exec", "write", "tool_search", "tool_describe", "pixel_ods_skill")
 #: A small palette so that identical successes recur; pairs differ only in key order, or only in params.
 PARAMS: tuple[Any, ...] = (

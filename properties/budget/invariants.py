@@ -24,9 +24,7 @@ from guard.limits import Limits
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from reference.budget import DISCOVERY_TOOLS
-
-LANE_NAMES = ("workspace", "extension")
+from properties.names import DISCOVERY_TOOLS, LANE_NAMES
 
 
 # -- snapshots -----------------------------------------------------------
@@ -348,8 +346,6 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
             charged = waiting in after.exhausted
         if forgive == charged:
             return True, f"{copy} {'charged' if charged else 'forgave'} a waiting {waiting} charge at {event!r}"
-        if forgive:
-            step.monitor.rescued(copy)
     return exercised, None
 
 
@@ -491,7 +487,7 @@ def b12_sticky_stops(step: Step) -> Outcome:
 #: Probe failures for B13: every lane (and none), correctable or not, empty lookup or not.
 PROBES = tuple(
     (lane, correctable, empty)
-    for lane in (None, "workspace", "extension")
+    for lane in (None, *LANE_NAMES)
     for correctable in (False, True)
     for empty in (False, True)
 )
@@ -697,10 +693,6 @@ class Monitor:
             self.lookups_only,
         )
 
-    def rescued(self, copy: str) -> None:
-        if copy == "P":
-            self.tally.coverage["rescues"] += 1
-
     # stepping -----------------------------------------------------------
 
     def _bind(self, budgets: dict[str, Any]) -> None:
@@ -831,6 +823,8 @@ class Monitor:
         p_before, p_after = before["P"], after["P"]
         if p_after.deferrals_used > p_before.deferrals_used:
             coverage["deferrals"] += 1
+        if _rescued(event, p_before, p_after, self.limits):
+            coverage["rescues"] += 1
         if admitted.get("P"):
             coverage["admissions"] += 1
         limits = self.limits
@@ -859,6 +853,22 @@ class Monitor:
         ):
             self.flags.add("total3")
             coverage["runs stopped by the total cap at consecutive 3"] += 1
+
+
+def _rescued(event: Event, before: Snap, after: Snap, limits: Limits) -> bool:
+    """P's waiting charge was forgiven at this step: a success took it away without charging it (B7's rescue).
+
+    Counted here, beside the checks and never by one (B7 only judges), so that
+    checking fewer invariants never changes a coverage count.
+    """
+    waiting = before.deferred
+    if waiting is None or before.terminal or after.deferred is not None:
+        return False
+    if not isinstance(event, Result) or event.failed:
+        return False
+    if waiting == GLOBAL:
+        return not (after.terminal and after.consecutive >= limits.consecutive_failures)
+    return waiting not in after.exhausted
 
 
 def new_monitor(limits: Limits, tally: Tally, budgets: dict[str, Any], **options: Any) -> Monitor:

@@ -144,10 +144,9 @@ def test_stateful_runs_clean() -> None:
     assert tally.steps == result.steps > 100
 
 
-def test_stateful_finds_a_planted_rounds_cap_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stateful, "COPIES", planted_rounds_copies)
+def test_stateful_finds_a_planted_rounds_cap_bug() -> None:
     tally = Tally()
-    result = stateful.run_stateful(4, "mutants", tally, examples=100)
+    result = stateful.run_stateful(4, "mutants", tally, examples=100, copies=planted_rounds_copies)
     assert result.failure is not None, "the state machine missed a rounds cap one round late"
     events, violation = result.failure
     # The reference stops at the 9th round, production does not: B1 (P0 vs R) or B2/B10 must say so.
@@ -155,10 +154,9 @@ def test_stateful_finds_a_planted_rounds_cap_bug(monkeypatch: pytest.MonkeyPatch
     assert sum(1 for event in events if isinstance(event, Round)) >= 9
 
 
-def test_stateful_without_shrinking_still_reports_the_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stateful, "COPIES", planted_copies)
+def test_stateful_without_shrinking_still_reports_the_failure() -> None:
     tally = Tally()
-    result = stateful.run_stateful(4, "mutants", tally, examples=100, shrink=False)
+    result = stateful.run_stateful(4, "mutants", tally, examples=100, shrink=False, copies=planted_copies)
     assert result.failure is not None, "the state machine missed a total cap that stops one failure late"
     events, violation = result.failure
     assert violation.invariant in {"B1", "B2", "B4"}, str(violation)
