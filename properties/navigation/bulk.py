@@ -60,7 +60,8 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
                        stop_at_first=request.stop_at_first)
     seconds = time.perf_counter() - started
     return DriverResult("navigation bulk (random-seeded)", tally, seconds,
-                        details={"seed": request.seed, "scenarios": traces, "part": f"{part + 1}/{parts}"},
+                        details={"seed": request.seed, "scenarios": traces,
+                                 **({"part": f"{part + 1}/{parts}"} if parts > 1 else {})},
                         failure=failure)
 
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from properties.catalogue import Invariant, Tally
+import attrs
+
+from guard.navigation_limits import NavigationLimits
+from properties.catalogue import Invariant, Tally, Violation
 from properties.navigation import bulk
-from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, new_monitor
-from properties.navigation.scenario import Scenario
+from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC, new_monitor
+from properties.navigation.scenario import Scenario, save
 from properties.subject import Driver, DriverRequest, DriverResult, Subject
 
 
@@ -30,6 +33,28 @@ def state_machine() -> type:
     from properties.navigation.stateful import standalone
 
     return standalone()
+
+
+def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:
+    """Save the failing scenario as a ``navigation-scenario/1`` file (``counterexamples/``) and say how to replay it."""
+    from properties.counterexample import DEFAULT_DIR
+
+    scenario = events[-1]
+    DEFAULT_DIR.mkdir(parents=True, exist_ok=True)
+    path = DEFAULT_DIR / f"navigation-{driver}-{violation.invariant}-{scenario.name}.json"
+    save(scenario, path)
+    text = (f"COUNTEREXAMPLE from navigation {driver}: {violation}\n  scenario {scenario.name}: "
+            f"{len(scenario.messages)} messages; saved: {path}\n  replay: python -m properties.replay {path}")
+    return text, str(path)
+
+
+def limits_note() -> str:
+    """A line naming every default of ``guard/navigation_limits.py`` that differs from navigation.md, or ""."""
+    production = NavigationLimits()
+    changed = [f"{field.name} {getattr(production, field.name)} (spec {getattr(SPEC, field.name)})"
+               for field in attrs.fields(NavigationLimits)
+               if hasattr(SPEC, field.name) and getattr(production, field.name) != getattr(SPEC, field.name)]
+    return ("note: guard/navigation_limits.py defaults differ from navigation.md: " + ", ".join(changed)) if changed else ""
 
 
 def run_navigation(request: DriverRequest) -> list[DriverResult]:
@@ -50,10 +75,13 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("navigation-bulk", bulk.run_bulk_driver, cost=1),
-        Driver("navigation-stateful", bulk.run_stateful_driver, cost=2),
+        Driver("bulk", bulk.run_bulk_driver, cost=1),
+        Driver("stateful", bulk.run_stateful_driver, cost=2),
     ),
     events={"scenario": Scenario},
     monitor=monitor,
     state_machine=state_machine,
+    counterexample=counterexample,
+    preamble=limits_note,
+    unit="scenarios",
 )
