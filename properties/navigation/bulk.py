@@ -59,7 +59,7 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     failure = run_bulk(request.seed, traces, tally, only=only_ids(request), part=part, parts=parts,
                        stop_at_first=request.stop_at_first)
     seconds = time.perf_counter() - started
-    return DriverResult("navigation bulk (random-seeded)", tally, seconds,
+    return DriverResult("bulk (random-seeded)", tally, seconds,
                         details={"seed": request.seed, "scenarios": traces,
                                  **({"part": f"{part + 1}/{parts}"} if parts > 1 else {})},
                         failure=failure)
@@ -72,6 +72,6 @@ def run_stateful_driver(request: DriverRequest) -> DriverResult:
     examples = request.size if request.size is not None and request.mode != "default" else EXAMPLES.get(request.mode)
     result = run_stateful(request.seed, request.profile, tally, examples=examples, only=only_ids(request),
                           shrink=not request.stop_at_first)
-    return DriverResult("navigation stateful (hypothesis)", tally, result.seconds,
+    return DriverResult("stateful (hypothesis)", tally, result.seconds,
                         details={"seed": request.seed, "examples": result.examples}, failure=result.failure,
                         error=result.error)
