@@ -53,7 +53,8 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
             self._new()
 
         def _new(self) -> None:
-            self.builder = Builder("stateful", settings=dict(self.base))
+            self.judged = getattr(self, "judged", 0)
+            self.builder = Builder(f"stateful-{self.judged}", settings=dict(self.base))
             self.pending = False
 
         @rule(kinds=st.lists(st.sampled_from(RESULT_KINDS), min_size=1, max_size=3),
@@ -113,6 +114,7 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
 
         def _judge(self) -> None:
             scenario = self.builder.scenario(bucket=BUCKET)
+            self.judged += 1
             found = self.monitor.step(scenario)
             if self.monitor.last is not None and self.monitor.last.expected:
                 event(f"ended: {self.monitor.last.expected}")
