@@ -24,7 +24,8 @@ from properties.budget.copies import SPEC_LIMITS
 BUDGET = "budget"
 HOOKS = "hooks"
 CLASSIFIER = "classifier"
-LEVELS = (BUDGET, HOOKS, CLASSIFIER)
+NAVIGATION = "navigation"
+LEVELS = (BUDGET, HOOKS, CLASSIFIER, NAVIGATION)
 
 
 class CatalogueError(Exception):
@@ -472,8 +473,10 @@ HOOK_ENTRIES = [
 
 
 def _all_entries() -> tuple[Entry, ...]:
+    from mutations.navigation_entries import NAVIGATION_ENTRIES
+
     entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES,
-               *LOOKUP_ENTRIES, *HOOK_ENTRIES]
+               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *NAVIGATION_ENTRIES]
     ids = [entry.id for entry in entries]
     duplicates = sorted({name for name in ids if ids.count(name) > 1})
     if duplicates:

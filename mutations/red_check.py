@@ -11,6 +11,9 @@ production interface:
   ``failure_ends`` answers by observing one failure on a copy.
 * ``earlier-lookup``: ``lookup_found_nothing`` always answers False, i.e.
   every non-zero exit is a failure again.
+* ``earlier-navigation``: ``guard.navigation.navigate`` waits for the child
+  the earlier way (a copy of ``reference/navigation.py`` inside the copy's
+  ``guard/``), returning its outcome in the production record.
 
 Each copy runs the whole pytest suite (no ``-x``); the failing tests are the
 ones that pin down the new behaviour. A copy on which nothing fails means the
@@ -82,6 +85,19 @@ def lookup_found_nothing(*_args, **_kwargs):
 '''
 
 
+_NAVIGATION_ADAPTER = '''
+
+# ---- red check: the earlier navigation behind the production interface (scratch copy only) ----
+from guard import _earlier_navigation as _red_navigation
+
+
+def navigate(request, ports, limits=NavigationLimits()):
+    """The earlier blind wait: no observation, no bounds, no synthesis; best-effort teardown."""
+    earlier = _red_navigation.navigate(request, ports.clock, ports.spawner, ports.teardown)
+    return Outcome(earlier.answer, earlier.truncated, earlier.error, earlier.citations, earlier.finished_at)
+'''
+
+
 class RedCheckError(Exception):
     """The earlier behaviour cannot be put back (its target code is missing)."""
 
@@ -115,9 +131,18 @@ def _earlier_lookup(copy: Path) -> None:
     lookup.write_text(text + _LOOKUP_REVERT, encoding="utf-8")
 
 
+def _earlier_navigation(copy: Path) -> None:
+    navigation = copy / "guard" / "navigation.py"
+    if not navigation.is_file() or not re.search(r"^def navigate\(", navigation.read_text(encoding="utf-8"), re.MULTILINE):
+        raise RedCheckError("guard/navigation.py: def navigate not found")
+    shutil.copyfile(copy / "reference" / "navigation.py", copy / "guard" / "_earlier_navigation.py")
+    navigation.write_text(navigation.read_text(encoding="utf-8") + _NAVIGATION_ADAPTER, encoding="utf-8")
+
+
 VARIANTS = (
     ("earlier-budget", "the reference budget behind the production interface (new arguments ignored, no correct_fuse admission, pending_correction None)", _earlier_budget),
     ("earlier-lookup", "lookup_found_nothing always False (every non-zero exit is a failure)", _earlier_lookup),
+    ("earlier-navigation", "the reference's blind wait behind guard.navigation.navigate (seed 003)", _earlier_navigation),
 )
 
 

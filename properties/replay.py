@@ -618,6 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"python -m properties.replay: {error}", file=sys.stderr)
         return 2
+    from properties.navigation import replay as navigation  # seed 003: navigation scenarios have their own replay
+
+    if args.files and all(navigation.is_scenario_file(name) for name in args.files):
+        return navigation.main(args.files)
     try:
         # Every file is checked whole before anything is printed: a bad file prints one line and nothing else.
         traces = load_traces(args.files)
@@ -640,6 +644,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text, broken = _render(trace, path, TABLE_ROWS)
                 broke = broke or broken
                 print(("\n" if index else "") + text, flush=True)
+            if not args.files and not args.name:
+                print()
+                navigation.main()
         sys.stdout.flush()
     except TraceError as error:  # the file changed between the check and the replay
         print(f"error: {error}", file=sys.stderr)

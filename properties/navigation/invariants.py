@@ -1,0 +1,447 @@
+"""Invariants N1-N10 of the navigation subject (seed 003), written once, and the monitor that checks them.
+
+One step of a navigation trace is one scenario (one delegated request): the
+monitor plays it against the reference and the production version on fresh
+fakes and judges what each did from the fakes' records. Everything the
+checks compare against is restated here from ``shared/spec/navigation.md``
+(``SPEC``, ``spec_class``, ``spec_deadlines``), never read from ``guard/``,
+so a mutated limit or rule in production is judged by the spec's numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+import attrs
+
+from properties.catalogue import Invariant, Outcome, Tally, Violation
+from properties.navigation.scenario import Run, Scenario, run
+
+SUBJECT = "navigation"
+
+
+@attrs.frozen
+class Spec:
+    """The numbers of navigation.md (milliseconds, characters)."""
+
+    tool_calls: int = 24
+    no_progress: int = 3
+    reserve_ms: int = 30_000
+    reserve_divisor: int = 4
+    evidence_chars: int = 32_000
+    headroom_ms: int = 30_000
+    timeout_min_ms: int = 1
+    timeout_max_ms: int = 600_000
+
+
+SPEC = Spec()
+BOUNDS = ("tool_calls", "no_progress", "deadline")
+
+
+def spec_deadlines(scenario: Scenario, start: int = 0) -> tuple[int, int, int]:
+    """(work, reserve, retrieval) as navigation.md defines them, for a request made at ``start``."""
+    timeout = min(max(scenario.timeout_ms, SPEC.timeout_min_ms), SPEC.timeout_max_ms)
+    work = min(start + scenario.delegation_timeout_ms, max(start, start + timeout - SPEC.headroom_ms))
+    reserve = min(SPEC.reserve_ms, (work - start) // SPEC.reserve_divisor) if work > start else 0
+    return work, reserve, work - reserve
+
+
+def spec_class(message: Any, earlier: set) -> str:
+    """progress / empty / repeated / error, as navigation.md states it (zero-token results are not evidence)."""
+    if message.is_error:
+        return "error"
+    if not message.text.strip() or message.source_tokens == 0:
+        return "empty"
+    if message.text in earlier:
+        return "repeated"
+    return "progress"
+
+
+@attrs.define
+class PollView:
+    """What one production poll delivered, recounted by the spec."""
+
+    called: int
+    until: int
+    returned: int
+    tool_calls: int = 0
+    streak: int = 0
+    progress_chars: int = 0
+    bound: "str | None" = None  # first count bound reached in this slice, in message order
+    deadline: bool = False
+    cancelled: bool = False
+    finished: bool = False
+
+
+@attrs.define
+class Step:
+    """Everything a check reads about one scenario."""
+
+    index: int
+    scenario: Scenario
+    reference: Run
+    production: Run
+    work: int
+    reserve: int
+    retrieval: int
+    polls: list
+    #: The poll at which production should have stopped reading (index into ``polls``), or None.
+    end: "int | None"
+    #: What should have ended it: a bound, "cancelled", "reply", or None.
+    expected: "str | None"
+    progress_chars: int = 0
+
+    @property
+    def prod(self) -> Any:
+        return self.production.outcome
+
+    @property
+    def ref(self) -> Any:
+        return self.reference.outcome
+
+    @property
+    def bound_path(self) -> bool:
+        """Production ended navigation itself (at a bound or a cancellation), not on the child's reply."""
+        return self.expected in BOUNDS or self.expected == "cancelled"
+
+
+def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int]:
+    seen: set = set()
+    texts: set = set()
+    calls = streak = chars = 0
+    views = []
+    final = scenario.final_at()
+    for called, until, returned in polls:
+        view = PollView(called, until, returned)
+        for timed in scenario.messages:
+            message = timed.message
+            if timed.at > returned or message.id in seen:
+                continue
+            seen.add(message.id)
+            if message.role == "assistant":
+                calls += message.tool_calls
+                if view.bound is None and calls >= SPEC.tool_calls:
+                    view.bound = "tool_calls"
+            else:
+                kind = spec_class(message, texts)
+                if kind == "progress":
+                    streak = 0
+                    chars += len(message.text)
+                else:
+                    streak += 1
+                    if view.bound is None and streak >= SPEC.no_progress:
+                        view.bound = "no_progress"
+                if kind in ("progress", "repeated"):
+                    texts.add(message.text)
+        view.tool_calls, view.streak, view.progress_chars = calls, streak, chars
+        view.deadline = returned >= retrieval
+        view.cancelled = scenario.cancel_at is not None and returned >= scenario.cancel_at
+        view.finished = final is not None and final <= returned
+        views.append(view)
+    return views, chars
+
+
+def judge(index: int, scenario: Scenario) -> Step:
+    """Play ``scenario`` against both versions and recount production's polls by the spec."""
+    reference = run(scenario, "reference")
+    production = run(scenario, "production")
+    work, reserve, retrieval = spec_deadlines(scenario)
+    polls, chars = _recount(scenario, production.record.polls, retrieval)
+    end = expected = None
+    for number, view in enumerate(polls):
+        if view.finished:
+            end, expected = number, "reply"
+        elif view.bound is not None:
+            end, expected = number, view.bound
+        elif view.cancelled:
+            end, expected = number, "cancelled"
+        elif view.deadline:
+            end, expected = number, "deadline"
+        else:
+            continue
+        break
+    return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
+                polls[end].progress_chars if end is not None else chars)
+
+
+def _synthesized(step: Step) -> bool:
+    return bool(step.production.record.completions)
+
+
+# -- the invariants ------------------------------------------------------
+
+
+def n1_bounded(step: Step) -> Outcome:
+    """Navigation ends at the end of the first polling slice in which the 24th model-issued tool call, the third
+    consecutive no-progress result or the retrieval deadline is reached; no later slice is read, no slice reads past
+    the retrieval deadline, and the stop reason names the bound that fired (tool_calls, no_progress, deadline)."""
+    if step.work <= 0:
+        return False, None
+    for view in step.polls:
+        if view.until > step.retrieval:
+            return True, f"a slice was read until {view.until} ms, past the retrieval deadline {step.retrieval} ms"
+    if step.end is None:
+        return True, (f"production stopped reading after {len(step.polls)} slices (stop reason {step.prod.stop!r}) "
+                      "though no bound, reply or cancellation was reached")
+    if len(step.polls) > step.end + 1:
+        return True, (f"slice {step.end} reached {step.expected} but {len(step.polls) - step.end - 1} later "
+                      "slice(s) were read")
+    stop = step.prod.stop
+    if step.expected in BOUNDS:
+        if stop != step.expected:
+            return True, f"the slice ending at {step.polls[step.end].returned} ms reached {step.expected}, stop reason {stop!r}"
+        view = step.polls[step.end]
+        if step.prod.tool_calls != view.tool_calls:
+            return True, f"reported {step.prod.tool_calls} tool calls, the slices carried {view.tool_calls}"
+        return True, None
+    if step.expected == "reply" and stop is not None:
+        return True, f"the child replied in the last slice, yet stop reason {stop!r}"
+    return False, None
+
+
+def n2_evidence_cap(step: Step) -> Outcome:
+    """Kept evidence never exceeds 32,000 characters: it is the first min(32,000, available) characters of the
+    progress results read, and the synthesis call carries no more."""
+    if not step.bound_path:
+        return False, None
+    expected = min(SPEC.evidence_chars, step.progress_chars)
+    if step.prod.evidence_chars != expected:
+        return True, (f"kept {step.prod.evidence_chars} evidence characters of {step.progress_chars} available; "
+                      f"the spec keeps {expected}")
+    for call, *_ in step.production.record.completions:
+        if call.evidence_chars > SPEC.evidence_chars:
+            return True, f"the synthesis call carried {call.evidence_chars} evidence characters"
+    return True, None
+
+
+def n3_reserve(step: Step) -> Outcome:
+    """The answer reserve is min(30 s, remaining work time / 4): never more than 30 s nor a quarter of the remaining
+    work time, taken from the end of the work budget."""
+    if step.work <= 0 or step.expected == "reply":
+        return False, None
+    if step.prod.reserve != step.reserve:
+        return True, f"reserve {step.prod.reserve} ms; min(30 s, {step.work} ms / 4) is {step.reserve} ms"
+    return True, None
+
+
+def n4_one_synthesis(step: Step) -> Outcome:
+    """At most one synthesis call per request, only after the child's deletion and the grant's revocation succeeded,
+    never with tools, under the original work deadline, and never started at or past it."""
+    record = step.production.record
+    if not record.completions:
+        if step.expected == "reply" or step.prod.error != "synthesis_failed":
+            return False, None
+        return True, "reported a synthesis failure without a synthesis call"
+    if len(record.completions) > 1:
+        return True, f"{len(record.completions)} synthesis calls"
+    call, at, _cancelled, _same = record.completions[0]
+    before = record.order[: record.order.index("complete")]
+    done = {what for what, _at, ok in record.teardown if ok}
+    if not {"delete", "revoke"} <= done or "delete" not in before or "revoke" not in before:
+        return True, f"synthesis at {at} ms before deletion and revocation succeeded (calls: {before})"
+    if call.tools:
+        return True, f"the synthesis call offered tools {call.tools!r}"
+    if call.deadline != step.work:
+        return True, f"synthesis deadline {call.deadline} ms, the work deadline is {step.work} ms"
+    if at >= step.work:
+        return True, f"synthesis started at {at} ms, at or past the work deadline {step.work} ms"
+    return True, None
+
+
+def n5_truncated(step: Step) -> Outcome:
+    """Every synthesized answer is truncated: true, and so is every result of navigation ended early; empty evidence
+    yields an explicit insufficient-evidence result, never an answer (and no synthesis call)."""
+    if not step.bound_path:
+        return False, None
+    prod = step.prod
+    if not prod.truncated:
+        return True, f"navigation ended at {step.expected} and the result is not truncated"
+    if step.progress_chars == 0 and step.expected in BOUNDS:
+        if prod.answer is not None:
+            return True, "no usable evidence, yet an answer was returned"
+        if step.production.record.completions:
+            return True, "no usable evidence, yet a synthesis call was made"
+        cleanup_ok = not (step.scenario.delete_fails or step.scenario.revoke_fails)
+        if cleanup_ok and step.scenario.cancel_at is None and not prod.insufficient:
+            return True, f"no usable evidence and no explicit insufficient-evidence result (error {prod.error!r})"
+    return True, None
+
+
+def n6_final_failures(step: Step) -> Outcome:
+    """A cleanup failure means no synthesis; a policy rejection means no retry: one policy check, no synthesis call,
+    no second child and no other model."""
+    if not step.bound_path:
+        return False, None
+    record = step.production.record
+    failed = [what for what, _at, ok in record.teardown if not ok]
+    if failed:
+        if record.completions:
+            return True, f"{failed[0]} failed, yet synthesis was called"
+        if step.prod.error != "cleanup_failed":
+            return True, f"{failed[0]} failed, result error {step.prod.error!r}"
+        return True, None
+    if record.policy and step.scenario.policy_rejects:
+        if record.completions or len(record.policy) > 1 or len(record.spawns) > 1:
+            return True, (f"after a policy rejection: {len(record.completions)} synthesis call(s), "
+                          f"{len(record.policy)} policy checks, {len(record.spawns)} children")
+        if step.prod.answer is not None or step.prod.error != "policy_rejected":
+            return True, f"a policy rejection returned error {step.prod.error!r}"
+        return True, None
+    return False, None
+
+
+def n7_differential(step: Step) -> Outcome:
+    """When the child replies before any bound trips, production returns exactly what the reference returns."""
+    if step.expected != "reply":
+        return False, None
+    prod, ref = step.prod.outward(), (step.ref.answer, step.ref.truncated, step.ref.error, step.ref.citations,
+                                      step.ref.finished_at)
+    if prod != ref:
+        return True, f"the child replied; production returned {prod!r}, the reference {ref!r}"
+    return True, None
+
+
+def n8_never_later(step: Step) -> Outcome:
+    """Production finishes no later than the reference's deadline: the work deadline plus the best-effort teardown
+    (deletion and revocation) the reference makes after it."""
+    if step.work <= 0:
+        return False, None
+    deadline = step.work + 2 * step.scenario.teardown_ms
+    if step.prod.finished_at > deadline:
+        return True, (f"production finished at {step.prod.finished_at} ms, after the reference's deadline "
+                      f"{deadline} ms (work {step.work} ms + teardown)")
+    return True, None
+
+
+def n9_untouched(step: Step) -> Outcome:
+    """The child's source-token grant, the model endpoint and the caller's token and time budgets are the reference's;
+    a cancelled request makes no synthesis call."""
+    prod, ref = step.production.record, step.reference.record
+    if not prod.spawns and not ref.spawns:
+        return False, None
+    if [spawn[:2] for spawn in prod.spawns] != [spawn[:2] for spawn in ref.spawns]:
+        return True, f"children spawned {prod.spawns!r}, the reference spawned {ref.spawns!r}"
+    request = step.scenario.request()
+    for call, _at, cancelled, same in prod.completions:
+        if call.model != request.grant.model:
+            return True, f"synthesis on model {call.model!r}, the endpoint is {request.grant.model!r}"
+        if call.output_tokens != request.output_tokens:
+            return True, f"synthesis output budget {call.output_tokens}, the caller's is {request.output_tokens}"
+        if call.thinking != request.summary_thinking:
+            return True, f"synthesis thinking {call.thinking}, enableSummaryThinking is {request.summary_thinking}"
+        if cancelled:
+            return True, "synthesis called on a cancelled request"
+        if not same:
+            return True, "synthesis did not receive the original cancellation signal"
+    return True, None
+
+
+def n10_citations(step: Step) -> Outcome:
+    """Every citation of a synthesized answer lies in the selected bucket; the others are dropped and reported,
+    never returned."""
+    if not step.production.record.completions or step.prod.answer is None:
+        return False, None
+    try:
+        offered = [str(item) for item in json.loads(step.scenario.completion_reply).get("citations") or []]
+    except (ValueError, AttributeError):
+        offered = []
+    if not offered:
+        return False, None
+    bucket = set(step.scenario.bucket)
+    kept = tuple(item for item in offered if item in bucket)
+    dropped = tuple(item for item in offered if item not in bucket)
+    if step.prod.citations != kept:
+        return True, f"returned citations {step.prod.citations!r}; the bucket admits {kept!r}"
+    if step.prod.dropped_citations != dropped:
+        return True, f"reported dropped {step.prod.dropped_citations!r}; outside the bucket: {dropped!r}"
+    return True, None
+
+
+CATALOGUE = (
+    Invariant("N1", "003", "bounded", n1_bounded, SUBJECT),
+    Invariant("N2", "003", "evidence cap", n2_evidence_cap, SUBJECT),
+    Invariant("N3", "003", "reserve", n3_reserve, SUBJECT),
+    Invariant("N4", "003", "one synthesis after teardown", n4_one_synthesis, SUBJECT),
+    Invariant("N5", "003", "truncated or insufficient", n5_truncated, SUBJECT),
+    Invariant("N6", "003", "cleanup failure and policy rejection are final", n6_final_failures, SUBJECT),
+    Invariant("N7", "003", "child reply differential", n7_differential, SUBJECT),
+    Invariant("N8", "003", "never later", n8_never_later, SUBJECT),
+    Invariant("N9", "003", "grants and budgets untouched", n9_untouched, SUBJECT),
+    Invariant("N10", "003", "citations in the bucket", n10_citations, SUBJECT),
+)
+BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
+
+#: Coverage counts a default run must reach (each at least 20).
+COVERAGE_MINIMUMS = {
+    "bound tool_calls": 20,
+    "bound no_progress": 20,
+    "bound deadline": 20,
+    "slice carried a count past its bound": 20,
+    "evidence cap reached": 20,
+    "cleanup failure": 20,
+    "policy rejection": 20,
+    "cancellation": 20,
+    "insufficient evidence": 20,
+    "child reply before any bound": 20,
+}
+
+
+def coverage(step: Step) -> list[str]:
+    """The coverage names one step reached (counted by the monitor, never by a check)."""
+    names = []
+    view = step.polls[step.end] if step.end is not None else None
+    if step.expected in BOUNDS:
+        names.append(f"bound {step.expected}")
+        if (step.expected == "tool_calls" and view.tool_calls > SPEC.tool_calls) or (
+                step.expected == "no_progress" and view.streak > SPEC.no_progress):
+            names.append("slice carried a count past its bound")
+        if step.progress_chars >= SPEC.evidence_chars:
+            names.append("evidence cap reached")
+        if step.scenario.delete_fails or step.scenario.revoke_fails:
+            names.append("cleanup failure")
+        elif step.production.record.policy and step.scenario.policy_rejects:
+            names.append("policy rejection")
+        if step.prod.insufficient:
+            names.append("insufficient evidence")
+    if step.expected == "cancelled" or (step.scenario.cancel_at is not None and step.prod.error == "cancelled"):
+        names.append("cancellation")
+    if step.expected == "reply":
+        names.append("child reply before any bound")
+    return names
+
+
+@attrs.define
+class Monitor:
+    """Checks each scenario against the selected invariants and fills a tally."""
+
+    tally: Tally
+    invariants: tuple = CATALOGUE
+    steps: int = 0
+    last: "Step | None" = None
+
+    def step(self, scenario: Scenario) -> list[Violation]:
+        judged = judge(self.steps, scenario)
+        self.last = judged
+        self.steps += 1
+        self.tally.steps += 1
+        self.tally.traces += 1
+        self.tally.checked_steps[tuple(invariant.id for invariant in self.invariants)] += 1
+        found = []
+        for invariant in self.invariants:
+            exercised, message = invariant.check(judged)
+            if exercised:
+                self.tally.exercised[invariant.id] += 1
+            if message is not None:
+                found.append(Violation(invariant.id, judged.index, message, invariant.title))
+        self.tally.coverage.update(coverage(judged))
+        self.tally.violations.extend(found)
+        return found
+
+
+def new_monitor(tally: Tally, only: "Sequence[Any] | None" = None) -> Monitor:
+    """A monitor over the catalogue, or the invariants (or ids) of ``only``."""
+    if only is None:
+        return Monitor(tally)
+    ids = {item if isinstance(item, str) else item.id for item in only}
+    return Monitor(tally, tuple(invariant for invariant in CATALOGUE if invariant.id in ids))

@@ -1,0 +1,113 @@
+"""Navigation scenarios replayed through the reference and production, side by side, slice by slice.
+
+``python -m properties.navigation.replay [FILE ...]`` prints the stored
+fixtures (or the named ``navigation-scenario/1`` files); ``nox -s replay``
+prints them after the budget sessions. Production's slices are recounted by
+the spec (``properties.navigation.invariants.judge``), so the calls, streak
+and evidence shown are what the invariants judged, with production's
+stop reason and outcome beside them. Production polls with its default
+5 s slices here, as the fixtures' hand counts assume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from properties.navigation.invariants import Step, judge
+from properties.navigation.scenario import Scenario, ScenarioError, load
+
+WIDTH = 52
+
+
+def _cut(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:7.1f} s"
+
+
+def _result(outcome: Any) -> str:
+    if outcome.answer is not None:
+        kind = "truncated answer" if outcome.truncated else "answer"
+        return f"{kind}, {len(outcome.answer):,} chars, {len(outcome.citations)} citations"
+    if getattr(outcome, "insufficient", False):
+        return "insufficient evidence (explicit), truncated"
+    return f"{outcome.error}: no answer" + (", truncated" if outcome.truncated else "")
+
+
+def rows(step: Step) -> list[tuple[str, str, str]]:
+    """(time, production, reference) rows of one judged scenario."""
+    prod, ref = step.production, step.reference
+    out = [(_seconds(0), "spawn the child", "spawn the child")]
+    for number, view in enumerate(step.polls):
+        text = f"{view.tool_calls} calls, streak {view.streak}, {view.progress_chars:,} chars read"
+        if number == len(step.polls) - 1 and prod.outcome.stop:
+            text = text.replace(" chars read", " read") + f" > STOP {prod.outcome.stop}"
+        elif view.finished:
+            text += " > child replied"
+        out.append((_seconds(view.returned), text, "(waiting; not observing)"))
+    for what, at, ok in prod.record.teardown:
+        out.append((_seconds(at), f"{what} {'ok' if ok else 'FAILED'}", ""))
+    for call, at, *_ in prod.record.completions:
+        out.append((_seconds(at), f"one synthesis: no tools, {call.evidence_chars:,} evidence chars", ""))
+    for called, _until, returned in ref.record.polls:
+        out.append((_seconds(returned), "", "the wait ends" + (" (child replied)" if ref.outcome.answer else "")))
+    for what, at, ok in ref.record.teardown:
+        out.append((_seconds(at), "", f"{what} {'ok' if ok else 'failed (ignored)'}"))
+    out.append((_seconds(prod.outcome.finished_at), _result(prod.outcome), ""))
+    out.append((_seconds(ref.outcome.finished_at), "", _result(ref.outcome)))
+    # Stable: at equal times, the order in which each side did things.
+    out.sort(key=lambda row: float(row[0].split()[0]))
+    return out
+
+
+def render(scenario: Scenario) -> str:
+    step = judge(0, scenario)
+    prod = step.production.outcome
+    heading = (f"** navigation: {scenario.name} (work {step.work / 1000:g} s, reserve {step.reserve / 1000:g} s, "
+               f"retrieval deadline {step.retrieval / 1000:g} s)")
+    lines = [_cut(heading, 100), f"{'time':>9} | {'production':<{WIDTH}} | reference"]
+    lines += [f"{time:>9} | {_cut(left):<{WIDTH}} | {_cut(right, 33)}".rstrip() for time, left, right in rows(step)]
+    lines.append(f"   production ended: {prod.stop or 'child reply'} with {prod.tool_calls} tool calls, "
+                 f"streak {prod.no_progress}, {prod.evidence_chars:,} evidence chars kept")
+    if prod.dropped_citations:
+        lines.append(_cut(f"   citations outside the bucket, dropped: {', '.join(prod.dropped_citations)}", 100))
+    return "\n".join(lines)
+
+
+def is_scenario_file(path: "str | Path") -> bool:
+    """Whether ``path`` holds a navigation scenario (so the replay CLI can hand it here)."""
+    try:
+        # Only a regular file is opened: a FIFO or a device named on the command line must not block the sniff.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(200)
+    except OSError:
+        return False
+    return '"navigation-scenario/1"' in head
+
+
+def main(files: Sequence[str] = ()) -> int:
+    try:
+        if files:
+            scenarios = [load(Path(name)) for name in files]
+        else:
+            from properties.navigation.fixtures import load_all
+
+            scenarios = load_all()
+    except ScenarioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print("\n\n".join(render(scenario) for scenario in scenarios))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,41 @@
+"""The navigation replay: the three fixtures side by side, dispatch from properties.replay, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from properties import replay as budget_replay
+from properties.navigation import fixtures, replay
+
+
+def test_the_fixtures_are_shown_side_by_side(capsys) -> None:
+    assert replay.main() == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    for name, stop in (("seed003-trace-71", "tool_calls"), ("seed003-trace-87", "no_progress"),
+                       ("seed003-production-archive", "no_progress")):
+        block = out.split(f"** navigation: {name}")[1].split("** navigation:")[0]
+        assert f"STOP {stop}" in block
+        assert "timeout: no answer" in block  # the reference's side
+    assert "dropped: elsewhere-9" in out
+
+
+def test_the_replay_cli_hands_scenario_files_to_the_navigation_replay(capsys) -> None:
+    assert budget_replay.main([str(fixtures.path_of("seed003-trace-87"))]) == 0
+    out = capsys.readouterr().out
+    assert "** navigation: seed003-trace-87" in out and "insufficient evidence" in out
+
+
+def test_the_default_replay_ends_with_the_navigation_fixtures(capsys) -> None:
+    assert budget_replay.main([]) == 0
+    assert "** navigation: seed003-production-archive" in capsys.readouterr().out
+
+
+def test_a_malformed_scenario_file_is_one_line_and_exit_2(capsys, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"format": "navigation-scenario/1", "name": "x", "timeout_ms": -5,
+                                  "delegation_timeout_ms": 1, "messages": []}))
+    assert budget_replay.main([str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "broken.json: timeout_ms" in err
