@@ -249,6 +249,15 @@ class BudgetMachine(RuleBasedStateMachine):
             event("P: a remedy is pending")
 
 
+def standalone_machine() -> type:
+    """A fresh ``BudgetMachine`` subclass for pytest and HypoFuzz: all invariants, the production copies.
+
+    Each call gives a new class, so a caller's settings never leak into another's. (Issue 13's fuzz
+    targets; ``Subject.state_machine`` for the budget.)
+    """
+    return type("BudgetMachine", (BudgetMachine,), {"__doc__": BudgetMachine.__doc__})
+
+
 @attrs.define
 class StatefulResult:
     seed: int
