@@ -111,7 +111,8 @@ def replay(database: Any, subject: str, machine: type) -> Replayed:
         # The database key is a digest of the machine class's source, the same one HypoFuzz stored under.
         run_state_machine_as_test(machine, settings=chosen)
     except AssertionError as error:
-        text = str(error)
+        # Hypothesis attaches the falsifying steps to the error as notes.
+        text = "\n".join([str(error), *getattr(error, "__notes__", ())])
         found = tuple(dict.fromkeys(_INVARIANT.findall(text)))
         return Replayed(subject, found, _first_lines(text), "" if found else f"AssertionError without an invariant: {text[:200]}")
     except unittest.SkipTest:
@@ -122,7 +123,7 @@ def replay(database: Any, subject: str, machine: type) -> Replayed:
     return Replayed(subject, (), "")
 
 
-def _first_lines(text: str, count: int = 40) -> str:
+def _first_lines(text: str, count: int = 400) -> str:
     lines = text.strip().splitlines()
     return "\n".join(lines[:count] + ([f"... ({len(lines) - count} more lines)"] if len(lines) > count else []))
 
