@@ -145,7 +145,7 @@ def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: cat
             **meta,
             "redCheck": [
                 {"name": variant.name, "description": variant.description, "failing": variant.failing,
-                 "summary": variant.summary, "problem": variant.problem}
+                 "errored": variant.errored, "summary": variant.summary, "problem": variant.problem}
                 for variant in (red or [])
             ],
         },
@@ -253,13 +253,19 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
         out.append("## Red check: the new tests against the earlier behaviour")
         out.append("")
         for variant in red:
-            verdict = variant.problem or f"{len(variant.failing)} tests fail, as expected"
-            out.append(f"### {variant.name}: {_cell(verdict)}")
+            out.append(f"### {variant.name}: {_cell(variant.verdict())}")
             out.append("")
             out.append(f"{variant.description}. pytest: {variant.summary or 'not run'}.")
             out.append("")
+            out.append(f"Failed ({len(variant.failing)}):")
+            out.append("")
             out.extend(f"- `{test}`" for test in variant.failing)
             out.append("")
+            if variant.errored:
+                out.append(f"Errored ({len(variant.errored)}; not counted as catching anything):")
+                out.append("")
+                out.extend(f"- `{test}`" for test in variant.errored)
+                out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 

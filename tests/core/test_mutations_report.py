@@ -393,3 +393,48 @@ def test_usage_errors_are_one_line_and_exit_2(arguments: list[str]) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+# -- the red check's counts ----------------------------------------------------------------
+
+_SAMPLE_SUITE = '''
+import pytest
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("set-up fails")
+
+def test_passes():
+    pass
+
+def test_fails():
+    assert 1 == 2
+
+def test_errors(broken):
+    pass
+
+def test_fails_too():
+    assert False
+'''
+
+
+def test_the_red_check_counts_failures_and_errors_apart(tmp_path: Path) -> None:
+    """pytest on a suite written here: 2 failed, 1 error, 1 passed; the plugin sees the same, and the verdict says so."""
+    (tmp_path / "test_sample.py").write_text(_SAMPLE_SUITE, encoding="utf-8")
+    (tmp_path / "test_broken_import.py").write_text("import no_such_module_anywhere\n", encoding="utf-8")
+    outcomes = tmp_path / "outcomes.tsv"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutations.red_outcomes",
+                           f"--red-outcomes={outcomes}", "--continue-on-collection-errors", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert "2 failed, 1 passed, 2 errors" in done.stdout, done.stdout[-800:]
+    from mutations import red_outcomes
+
+    failed, errored = red_outcomes.read(outcomes)
+    assert [test.split("::")[-1] for test in failed] == ["test_fails", "test_fails_too"]
+    assert sorted(test.split("/")[-1] for test in errored) == ["test_broken_import.py", "test_sample.py::test_errors"]
+    variant = red_check.Variant("earlier-x", "x", failed, "2 failed, 1 passed, 2 errors", None, 1.0, errored)
+    assert variant.verdict().startswith("2 tests fail, as expected; 2 errored: ")
+    assert "test_sample.py::test_errors" in variant.verdict()
+    only_errors = red_check.Variant("earlier-y", "y", [], "2 errors", "no test fails against the earlier behaviour (only errors)",
+                                    1.0, errored)
+    assert red_check.failures([variant, only_errors]) == ["red check earlier-y: no test fails against the earlier behaviour (only errors)"]
