@@ -189,7 +189,17 @@ def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, por
             "first_failure": first_failure, "progress": db.progress(database)}
 
 
+class Interrupted(Exception):
+    """SIGTERM: stop HypoFuzz (its own session, so the signal does not reach it) and leave."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Interrupted()
+
+
 def main(argv: "Sequence[str] | None" = None) -> int:
+    # Ctrl-C (KeyboardInterrupt) or SIGTERM ends the run; `fuzz()` stops HypoFuzz's process group on the way out.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         args = parse(argv)
         url = args.redis or args.database or str(db.DEFAULT_DIRECTORY)
@@ -207,6 +217,9 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except (UsageError, db.DatabaseError) as error:
         print(f"nox -s fuzz: {error}", file=sys.stderr)
         return 2
+    except (Interrupted, KeyboardInterrupt):
+        print("nox -s fuzz: interrupted; HypoFuzz stopped (what it found is in the database)", file=sys.stderr)
+        return 130
     print(f"fuzzed {outcome['seconds']:.0f} s ({outcome['ended']})", flush=True)
     for nodeid, data in sorted(outcome["progress"].items()):
         # HypoFuzz saves a report when a phase changes or behaviour is new, so these are lower bounds.
