@@ -29,7 +29,7 @@ import sys
 import unittest
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 import attrs
 
@@ -48,6 +48,17 @@ _REPORTS = b".hypofuzz.reports"
 
 class DatabaseError(Exception):
     """The named database cannot be opened: a one-line reason for the user."""
+
+
+class UsageError(Exception):
+    """A bad command line: one line for the user, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises ``UsageError`` with its one-line message instead of printing usage and exiting."""
+
+    def error(self, message: str) -> "NoReturn":
+        raise UsageError(message)
 
 
 def is_redis(url: str) -> bool:
@@ -175,13 +186,14 @@ def render(results: list[Replayed], url: str) -> str:
 
 
 def main(argv: "Sequence[str] | None" = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m properties.database", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m properties.database", description=__doc__.splitlines()[0])
     parser.add_argument("--database", required=True, metavar="URL", help="redis://host:port/db or a directory")
     parser.add_argument("--subject", action="append", metavar="NAME", help="replay only this subject (repeatable)")
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit:
-        return int(exit.code or 0) if exit.code in (0, None) else 2
+    except UsageError as error:
+        print(f"python -m properties.database: {error}", file=sys.stderr)
+        return 2
     try:
         from properties import fuzz
 

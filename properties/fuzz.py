@@ -20,6 +20,7 @@ Exit status: 0 no failure stored, 1 a failure replays, 2 usage error.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import subprocess
@@ -80,7 +81,7 @@ def stored_failures(database: Any) -> list[bytes]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nox -s fuzz --", description=__doc__.splitlines()[0])
+    parser = db.Parser(prog="nox -s fuzz --", description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help=f"time bound (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--workers", type=int, default=1, help="fuzz worker processes on this machine (default 1)")
     where = parser.add_mutually_exclusive_group()
@@ -96,16 +97,13 @@ def _parser() -> argparse.ArgumentParser:
 DEFAULT_DIRECTORY_TEXT = str(db.DEFAULT_DIRECTORY.relative_to(ROOT))
 
 
-class UsageError(Exception):
-    pass
+UsageError = db.UsageError
 
 
 def parse(argv: "Sequence[str] | None") -> argparse.Namespace:
-    parser = _parser()
-    parser.error = lambda message: (_ for _ in ()).throw(UsageError(message))  # type: ignore[method-assign]
-    args = parser.parse_args(argv)
-    if not args.seconds > 0 or args.seconds != args.seconds:
-        raise UsageError(f"--seconds {args.seconds:g}: must be a positive number of seconds")
+    args = _parser().parse_args(argv)
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise UsageError(f"--seconds {args.seconds:g}: must be a positive, finite number of seconds")
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: must be at least 1")
     if not 0 < args.port < 65536:
@@ -207,6 +205,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         for name in args.subject or ():
             if name not in known:
                 raise UsageError(f"--subject {name}: no state machine; choose from {', '.join(known)}")
+        db.open_database(url)
         if args.dashboard:
             print(f"dashboard: http://127.0.0.1:{args.port}/ (while fuzzing)", flush=True)
         print(f"fuzz: {', '.join(args.subject or known)} for at most {args.seconds:g} s, {args.workers} worker(s), "
