@@ -42,7 +42,7 @@ from properties.paths import ROOT
 CHROMIUM = "/usr/bin/chromium"
 #: Flags for a quiet, offline, throw-away browser.
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--window-size=1400,1400")
+         "--disable-component-update", "--disable-sync")
 
 #: Appended to a copy of the page: waits for the file view, records its mutant marks, dots and filters, clicks every
 #: filter, records again, and writes both into <pre id="probe-result"> for --dump-dom.
@@ -110,7 +110,7 @@ def probe(page: Path, view: str) -> dict:
     """What the viewer shows at ``#view`` (see PROBE): marks, visible dots and filters, before and after the filter clicks."""
     probed = page.with_name("probed-" + page.name)
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", f"<script>{PROBE}</script>\n</body>"), encoding="utf-8")
-    dom = chromium(probed.resolve().as_uri() + "#" + view, "--dump-dom")
+    dom = chromium(probed.resolve().as_uri() + "#" + view, "--window-size=1400,1400", "--dump-dom")
     found = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.DOTALL)
     assert found, "the viewer never showed a file view with status filters"
     return json.loads(html.unescape(found.group(1)))
@@ -290,8 +290,9 @@ def test_budget_source_view_marks_every_catalogue_entry_where_it_changes(tmp_pat
             if mutant["id"] in group:
                 assert _squeezed(marked[mutant["id"]]) == _squeezed(_located_text(source, mutant["location"])), mutant["id"]
 
+    # Tall enough to include the marked rules (lines 120-300), for a person to look at.
     shot = tmp_path / "budget.png"
-    chromium(whole.resolve().as_uri() + "#mutant/budget.py", f"--screenshot={shot}")
+    chromium(whole.resolve().as_uri() + "#mutant/budget.py", "--window-size=1100,6500", f"--screenshot={shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000, "a rendered page, not a blank one"
     print(f"screenshot: {shot}")
 
