@@ -108,12 +108,18 @@ class Replayed:
 
 
 def replay(database: Any, subject: str, machine: type) -> Replayed:
-    """Run only the stored examples of ``machine`` (Hypothesis's reuse phase) against ``database``."""
+    """Run only the stored examples of ``machine`` (Hypothesis's reuse phase) against ``database``, read-only.
+
+    Read-only because a replay on code that no longer fails would otherwise
+    demote the fleet's stored failure, and a reviewer's look must not change
+    what the fleet found.
+    """
     from hypothesis import HealthCheck, Phase, Verbosity, settings
+    from hypothesis.database import ReadOnlyDatabase
     from hypothesis.stateful import run_state_machine_as_test
 
     chosen = settings(
-        database=database, phases=[Phase.explicit, Phase.reuse], deadline=None, derandomize=False,
+        database=ReadOnlyDatabase(database), phases=[Phase.explicit, Phase.reuse], deadline=None, derandomize=False,
         suppress_health_check=list(HealthCheck), verbosity=Verbosity.normal, print_blob=False,
         # Enough for every stored example; reuse never generates new ones.
         max_examples=10_000,

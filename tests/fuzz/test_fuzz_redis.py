@@ -65,6 +65,8 @@ def test_a_planted_bug_lands_in_redis_and_replays_from_it(tmp_path: Path) -> Non
         fixed = run_in(ROOT, "properties", "--database", url, timeout=300)
         assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-2000:]
         assert "ok budget: no stored failure replays" in fixed.stdout
+        # Replays only read: the fleet's failure is still there.
+        assert len(_stored(url)) == 1
 
 
 def test_the_same_run_on_the_correct_code_finds_nothing(tmp_path: Path) -> None:
