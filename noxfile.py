@@ -22,24 +22,41 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 RUNTIME = PROJECT["dependencies"]
 TEST = PROJECT["optional-dependencies"]["test"]
 MUTANTS = PROJECT["optional-dependencies"]["mutants"]
+FUZZ = PROJECT["optional-dependencies"]["fuzz"]
 ENV = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+#: Stryker's report viewer for reports/mutants.html (npm); mutations/report.py checks the installed version against its own pin.
+VIEWER_PACKAGE, VIEWER_VERSION = "mutation-testing-elements", "3.9.0"
+VIEWER_VARIABLE = "MUTATION_TESTING_ELEMENTS"
 
 
 def _install(session: nox.Session, *groups: list[str]) -> None:
     session.install(*(requirement for group in groups for requirement in group))
 
 
+def _viewer(session: nox.Session) -> dict[str, str]:
+    """Stryker's report viewer, pinned, from the npm registry into nox's cache (once); the env that names it."""
+    prefix = Path(session.cache_dir) / f"{VIEWER_PACKAGE}-{VIEWER_VERSION}"
+    bundle = prefix / "node_modules" / VIEWER_PACKAGE / "dist" / "mutation-test-elements.js"
+    if not bundle.is_file():
+        session.run("npm", "install", "--no-save", "--no-audit", "--no-fund", "--no-package-lock", "--ignore-scripts",
+                    "--prefix", str(prefix), f"{VIEWER_PACKAGE}@{VIEWER_VERSION}", external=True)
+    return {VIEWER_VARIABLE: str(bundle)}
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, table, replay and real-program tests (what CI runs)."""
-    _install(session, RUNTIME, TEST)
-    session.run("pytest", *session.posargs, env=ENV)
+    _install(session, RUNTIME, TEST, FUZZ)
+    session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
 
 
 @nox.session
 def properties(session: nox.Session) -> None:
-    """Every invariant, every driver: the verdict a reviewer reads before merging."""
-    _install(session, RUNTIME)
+    """Every invariant, every driver: the verdict a reviewer reads before merging.
+
+    ``-- --database URL`` instead replays the failures a fuzz fleet stored there (properties/database.py)."""
+    # redis: for `--database redis://...`.
+    _install(session, RUNTIME, [requirement for requirement in FUZZ if requirement.startswith("redis")])
     session.run("python", "-m", "properties", *session.posargs, env=ENV)
 
 
@@ -68,7 +85,15 @@ def bench(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """mutmut over guard/ plus the rule catalogue and the red check."""
     _install(session, RUNTIME, TEST, MUTANTS)
-    session.run("python", "-m", "mutations", *session.posargs, env=ENV)
+    session.run("python", "-m", "mutations", *session.posargs, env={**ENV, **_viewer(session)})
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """HypoFuzz over every subject's state machine for ``--seconds N`` (default 180); ``--workers N``,
+    ``--redis URL`` (a shared database) or ``--database DIR``, ``--dashboard`` (``--port P``); see properties/fuzz.py."""
+    _install(session, RUNTIME, TEST, FUZZ)
+    session.run("python", "-m", "properties.fuzz", *session.posargs, env=ENV)
 
 
 @nox.session(name="adopt-reference")

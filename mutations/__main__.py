@@ -126,8 +126,7 @@ def _print_summary(mutmut, catalogue_result, red, failures: list[str], wall: flo
               f"{catalogue_result.baseline}, {catalogue_result.wall_seconds:.1f}s wall")
     if red is not None:
         for variant in red:
-            print(f"red check {variant.name}: {variant.problem or f'{len(variant.failing)} tests fail, as expected'}"
-                  f" ({variant.summary})")
+            print(f"red check {variant.name}: {variant.verdict()} ({variant.summary})")
     if failures:
         print(f"FAIL ({len(failures)} reasons):")
         for reason in failures[:60]:

@@ -18,6 +18,9 @@ production interface:
 Each copy runs the whole pytest suite (no ``-x``); the failing tests are the
 ones that pin down the new behaviour. A copy on which nothing fails means the
 suite does not notice that the feature is missing, and fails the session.
+Failures and errors are counted apart, as pytest counts them
+(``mutations.red_outcomes``): an errored test (a fixture failed, a module did
+not import) judged nothing, so it is named but never counted as a catch.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 
 import attrs
 
-from mutations import scratch
+from mutations import red_outcomes, scratch
 
 RED_TIMEOUT = 900.0
 
@@ -106,10 +109,19 @@ class RedCheckError(Exception):
 class Variant:
     name: str
     description: str
+    #: Tests whose body failed: the ones that caught the earlier behaviour.
     failing: list[str]
     summary: str
     problem: str | None
     seconds: float
+    #: Tests that errored (a fixture failed, or their module did not import): they judged nothing.
+    errored: list[str] = attrs.field(factory=list)
+
+    def verdict(self) -> str:
+        """One line: the problem, or the failures as expected, with the errors counted apart and named."""
+        failed = f"{len(self.failing)} tests fail" + (", as expected" if not self.problem else "")
+        errors = f"; {len(self.errored)} errored: {', '.join(self.errored)}" if self.errored else ""
+        return (f"{self.problem} ({failed}{errors})" if self.problem else failed + errors)
 
 
 def _earlier_budget(copy: Path) -> None:
@@ -161,13 +173,19 @@ def _run_variant(root: Path, name: str, description: str, apply, durations: Path
             apply(copy)
         except RedCheckError as error:
             return Variant(name, description, [], "", str(error), 0.0)
-        outcome = scratch.run_pytest(copy, f"red-check:{name}", durations, stop_at_first=False, timeout=RED_TIMEOUT)
+        outcomes = parent / "red-outcomes.tsv"
+        outcome = scratch.run_pytest(copy, f"red-check:{name}", durations, stop_at_first=False, timeout=RED_TIMEOUT,
+                                     # A module that no longer imports is an error to name, not a reason to run nothing.
+                                     extra=("-p", "mutations.red_outcomes", f"--red-outcomes={outcomes}",
+                                            "--continue-on-collection-errors"))
+        failed, errored = red_outcomes.read(outcomes)
         problem = None
         if outcome.exit_code is None:
             problem = f"pytest timed out after {RED_TIMEOUT:.0f}s"
-        elif not outcome.failures:
-            problem = "no test fails against the earlier behaviour"
-        return Variant(name, description, list(outcome.failures), _summary(outcome.output_tail), problem, outcome.seconds)
+        elif not failed:
+            # An error is not a catch: the test never ran its check against the earlier behaviour.
+            problem = "no test fails against the earlier behaviour" + (" (only errors)" if errored else "")
+        return Variant(name, description, failed, _summary(outcome.output_tail), problem, outcome.seconds, errored)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
 

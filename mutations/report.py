@@ -1,26 +1,38 @@
-"""The session's report: Markdown for the pull request, Stryker JSON, and the HTML page that JSON renders.
+"""The session's report: Markdown for the pull request, Stryker JSON, and Stryker's own viewer for that JSON.
 
 The JSON follows the mutation-testing-elements report schema (version 2):
 ``files[path] = {language, source, mutants[{id, mutatorName, replacement,
 location{start,end}, status, killedBy, description, statusReason}]}``. mutmut
 mutants and catalogue entries are both mutants there (catalogue ids start
-with ``catalogue:``); the red check and the timings live in ``config``, the
-schema's free-form object. The HTML page embeds that JSON and renders it
-with plain JavaScript: no network, no external files.
+with ``catalogue:``, located at the exact range their first edit changes, see
+``Entry.spans``); the red check and the timings live in ``config``, the
+schema's free-form object.
+
+``mutants.html`` is the viewer a reviewer of Stryker reports already knows:
+the ``mutation-testing-elements`` web components (version ``VIEWER_VERSION``,
+installed from the npm registry by the nox session, see ``viewer_script``),
+inlined with the JSON into one file that opens offline.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from mutations import catalogue_runner, mutmut_layer
-from mutations.catalogue import Entry
+from mutations.catalogue import CatalogueError, Entry, Span
 from mutations.equivalents import Equivalent
 from mutations.pytest_plugin import slow_test_seconds
 
 SCHEMA_VERSION = "2"
+#: The pinned viewer (npm ``mutation-testing-elements``); noxfile.py installs this version.
+VIEWER_PACKAGE = "mutation-testing-elements"
+VIEWER_VERSION = "3.9.0"
+#: Where the nox session put the viewer's browser bundle.
+VIEWER_VARIABLE = "MUTATION_TESTING_ELEMENTS"
 THRESHOLDS = {"high": 100, "low": 100}
 
 #: mutmut verdict -> Stryker status.
@@ -100,13 +112,20 @@ def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: cat
         for result in catalogue.entries:
             entry: Entry = result.entry
             status = _STRYKER_BY_ENTRY.get(result.status, "RuntimeError")
+            spans = _spans(root, entry)
+            first = spans[0] if spans else Span(result.line, 1, result.line + 1, 1, "")
+            elsewhere = "".join(f"; also line {span.start_line}: -> {' '.join(span.replacement.split()) or '(removed)'}"
+                                for span in spans[1:])
             record = {
                 "id": f"catalogue:{entry.id}",
                 "mutatorName": f"catalogue/{entry.level}",
-                "replacement": " / ".join(" ".join(edit.replace.split()) for edit in entry.edits) or "(removed)",
-                "location": {"start": {"line": result.line, "column": 1}, "end": {"line": result.line, "column": 2}},
+                "replacement": first.replacement,
+                "location": {"start": {"line": first.start_line, "column": first.start_column},
+                             "end": {"line": first.end_line, "column": first.end_column}},
                 "status": status,
-                "description": f"[seed {entry.seed}] {entry.rule}: {entry.one_line_diff()}",
+                "description": f"[seed {entry.seed}] {entry.rule}: {entry.one_line_diff()}"
+                               + (f" ({len(spans)} changes{elsewhere})" if len(spans) > 1 else "")
+                               + ("" if spans else " (its text is not in the file: location unknown)"),
                 "statusReason": result.detail if result.status != catalogue_runner.KILLED else
                 f"killed by {result.killer}",
             }
@@ -126,11 +145,19 @@ def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: cat
             **meta,
             "redCheck": [
                 {"name": variant.name, "description": variant.description, "failing": variant.failing,
-                 "summary": variant.summary, "problem": variant.problem}
+                 "errored": variant.errored, "summary": variant.summary, "problem": variant.problem}
                 for variant in (red or [])
             ],
         },
     }
+
+
+def _spans(root: Path, entry: Entry) -> tuple[Span, ...]:
+    """Where ``entry`` changes the unmutated file under ``root``; empty when its text is gone (reported as not applied)."""
+    try:
+        return entry.spans((root / entry.file).read_text(encoding="utf-8"))
+    except (OSError, ValueError, CatalogueError):
+        return ()
 
 
 def counts(report: dict[str, Any]) -> dict[str, int]:
@@ -226,125 +253,78 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
         out.append("## Red check: the new tests against the earlier behaviour")
         out.append("")
         for variant in red:
-            verdict = variant.problem or f"{len(variant.failing)} tests fail, as expected"
-            out.append(f"### {variant.name}: {_cell(verdict)}")
+            out.append(f"### {variant.name}: {_cell(variant.verdict())}")
             out.append("")
             out.append(f"{variant.description}. pytest: {variant.summary or 'not run'}.")
             out.append("")
+            out.append(f"Failed ({len(variant.failing)}):")
+            out.append("")
             out.extend(f"- `{test}`" for test in variant.failing)
             out.append("")
+            if variant.errored:
+                out.append(f"Errored ({len(variant.errored)}; not counted as catching anything):")
+                out.append("")
+                out.extend(f"- `{test}`" for test in variant.errored)
+                out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
 # -- HTML -------------------------------------------------------------------------
 
+
+class ViewerError(Exception):
+    """The pinned viewer bundle is missing or not the pinned version: one line for the user."""
+
+
+def viewer_script() -> str:
+    """The viewer's browser bundle (``dist/mutation-test-elements.js``), checked to be the pinned version.
+
+    Found through ``$MUTATION_TESTING_ELEMENTS`` (set by ``nox -s mutants`` and
+    ``nox -s tests`` after ``npm install``-ing the pinned version into nox's cache).
+    """
+    named = os.environ.get(VIEWER_VARIABLE)
+    if not named:
+        raise ViewerError(f"${VIEWER_VARIABLE} is not set: run through nox (it installs {VIEWER_PACKAGE}@{VIEWER_VERSION})")
+    bundle = Path(named)
+    try:
+        manifest = json.loads((bundle.parent.parent / "package.json").read_text(encoding="utf-8"))
+        script = bundle.read_text(encoding="utf-8")
+    except (OSError, ValueError) as error:
+        raise ViewerError(f"{bundle}: cannot read the viewer ({getattr(error, 'strerror', None) or error})") from None
+    if manifest.get("name") != VIEWER_PACKAGE or manifest.get("version") != VIEWER_VERSION:
+        raise ViewerError(f"{bundle}: {manifest.get('name')}@{manifest.get('version')}, expected {VIEWER_PACKAGE}@{VIEWER_VERSION}")
+    if "<script" in script.lower():
+        # Inside an inline <script>, "<!--" followed by "<script" changes how the HTML parser ends it.
+        raise ViewerError(f"{bundle}: contains '<script', which cannot be inlined safely")
+    return script
+
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; font-src data:">
 <title>guard mutation report</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
-table { border-collapse: collapse; margin: .5em 0; }
-td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
-.totals td { text-align: right; font-variant-numeric: tabular-nums; }
-.Killed { background: #d7f5d7; } .Survived { background: #ffd6d6; } .Ignored { background: #eee; }
-.NoCoverage { background: #ffe9c2; } .Timeout { background: #fff3b0; } .RuntimeError, .CompileError { background: #f3d6ff; }
-.Pending { background: #dde7ff; }
-pre.source { font: 12px/1.35 ui-monospace, monospace; background: #fafafa; border: 1px solid #ddd; padding: 4px; overflow-x: auto; }
-pre.source span.mutated { background: #fff1a8; }
-code, .diff { font: 12px ui-monospace, monospace; }
-details { margin: .4em 0; }
-</style>
+<script>
+/* __PACKAGE__ __VERSION__ (Apache-2.0, https://github.com/stryker-mutator/mutation-testing-elements), inlined */
+__VIEWER__
+</script>
 </head>
 <body>
-<h1>Mutation report: <code>guard/</code></h1>
-<p id="verdict"></p>
-<table class="totals" id="totals">
-<tr><th>total</th><th>killed</th><th>survived</th><th>equivalent (ignored)</th><th>no coverage</th><th>timeout</th><th>runtime error</th><th>compile error</th><th>pending</th><th>score</th></tr>
-<tr><td id="count-total"></td><td id="count-killed"></td><td id="count-survived"></td><td id="count-ignored"></td><td id="count-nocoverage"></td><td id="count-timeout"></td><td id="count-runtimeerror"></td><td id="count-compileerror"></td><td id="count-pending"></td><td id="score"></td></tr>
-</table>
-<p id="composition"></p>
-<div id="red-check"></div>
-<h2>Files</h2>
-<div id="files"></div>
+<mutation-test-report-app title-postfix="guard/ (mutmut + rule catalogue)">
+<noscript>This report needs JavaScript. The same results are in mutants.md and mutants.json.</noscript>
+</mutation-test-report-app>
 <script type="application/json" id="report-data">__DATA__</script>
 <script>
 "use strict";
 (function () {
-  var report = JSON.parse(document.getElementById("report-data").textContent);
-  var statuses = ["Killed", "Survived", "Ignored", "NoCoverage", "Timeout", "RuntimeError", "CompileError", "Pending"];
-  var counts = {};
-  statuses.forEach(function (s) { counts[s] = 0; });
-  var paths = Object.keys(report.files).sort();
-  paths.forEach(function (path) {
-    report.files[path].mutants.forEach(function (m) { counts[m.status] = (counts[m.status] || 0) + 1; });
-  });
-  var total = 0;
-  statuses.forEach(function (s) { total += counts[s]; });
-  function put(id, text) { document.getElementById(id).textContent = String(text); }
-  put("count-total", total);
-  statuses.forEach(function (s) { put("count-" + s.toLowerCase(), counts[s]); });
-  var considered = total - counts.Ignored;
-  var detected = counts.Killed + counts.CompileError;
-  put("score", considered ? (100 * detected / considered).toFixed(1) + "%" : "n/a");
-  var catalogueCount = 0;
-  paths.forEach(function (path) {
-    report.files[path].mutants.forEach(function (m) { if (m.id.indexOf("catalogue:") === 0) { catalogueCount += 1; } });
-  });
-  put("composition", "Counts include " + (total - catalogueCount) + " mutmut mutants and " + catalogueCount +
-      " rule-catalogue entries (ids starting with catalogue:). Open a file to see its mutants and source.");
-  var config = report.config || {};
-  put("verdict", "Verdict: " + (config.verdict || "?") + " (seed " + config.seed + ", wall time " + Math.round(config.wallSeconds || 0) + "s)");
-
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) { node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
-    return node;
-  }
-
-  var red = document.getElementById("red-check");
-  if ((config.redCheck || []).length) {
-    red.appendChild(el("h2", {}, ["Red check: the new tests against the earlier behaviour"]));
-    config.redCheck.forEach(function (v) {
-      var items = v.failing.map(function (t) { return el("li", {}, [el("code", {}, [t])]); });
-      red.appendChild(el("details", {"class": "red", "data-variant": v.name}, [
-        el("summary", {}, [v.name + ": " + (v.problem || (v.failing.length + " tests fail, as expected")) + " (" + v.summary + ")"]),
-        el("p", {}, [v.description]), el("ul", {}, items)]));
-    });
-  }
-
-  var container = document.getElementById("files");
-  paths.forEach(function (path) {
-    var file = report.files[path];
-    var mutants = file.mutants.slice().sort(function (a, b) { return a.location.start.line - b.location.start.line; });
-    var byLine = {};
-    mutants.forEach(function (m) { byLine[m.location.start.line] = true; });
-    var fileCounts = {};
-    mutants.forEach(function (m) { fileCounts[m.status] = (fileCounts[m.status] || 0) + 1; });
-    var summary = statuses.filter(function (s) { return fileCounts[s]; }).map(function (s) { return s + " " + fileCounts[s]; }).join(", ");
-    var section = el("details", {"class": "file", "data-path": path}, [el("summary", {}, [path + " \\u2014 " + mutants.length + " mutants" + (summary ? " (" + summary + ")" : "")])]);
-    var rows = [el("tr", {}, [el("th", {}, ["line"]), el("th", {}, ["status"]), el("th", {}, ["mutant"]), el("th", {}, ["change"]), el("th", {}, ["killed by / reason"])])];
-    mutants.forEach(function (m) {
-      rows.push(el("tr", {"class": m.status, "data-status": m.status}, [
-        el("td", {}, [String(m.location.start.line)]), el("td", {}, [m.status]), el("td", {}, [el("code", {}, [m.id])]),
-        el("td", {"class": "diff"}, [m.description || m.replacement || ""]),
-        el("td", {}, [(m.killedBy || []).join(", ") || m.statusReason || ""])]));
-    });
-    section.appendChild(el("table", {"class": "mutants"}, rows));
-    var pre = el("pre", {"class": "source"}, []);
-    file.source.split("\\n").forEach(function (text, index) {
-      var number = String(index + 1);
-      var line = el("span", byLine[index + 1] ? {"class": "mutated"} : {}, [("    " + number).slice(-4) + "  " + text + "\\n"]);
-      pre.appendChild(line);
-    });
-    section.appendChild(pre);
-    container.appendChild(section);
-  });
-  document.body.setAttribute("data-rendered", "yes");
+  var app = document.querySelector("mutation-test-report-app");
+  app.report = JSON.parse(document.getElementById("report-data").textContent);
+  // As Stryker's own HTML reporter does: the page follows the viewer's light/dark theme.
+  function paint() { document.body.style.backgroundColor = app.themeBackgroundColor || ""; }
+  app.addEventListener("theme-changed", paint);
+  paint();
 })();
 </script>
 </body>
@@ -352,13 +332,24 @@ details { margin: .4em 0; }
 """
 
 
-def html_page(report: dict[str, Any]) -> str:
-    data = json.dumps(report, ensure_ascii=True).replace("</", "<\\/")
-    return _PAGE.replace("__DATA__", data)
+def html_page(report: dict[str, Any], script: str) -> str:
+    data = json.dumps(report, ensure_ascii=True).replace("</", "<\\/").replace("<!--", "<\\u0021--")
+    return (_PAGE.replace("__PACKAGE__", VIEWER_PACKAGE).replace("__VERSION__", VIEWER_VERSION)
+            .replace("__DATA__", data).replace("__VIEWER__", script.replace("</script", "<\\/script")))
 
 
 def write(reports: Path, report: dict[str, Any], text: str) -> None:
+    """mutants.json, mutants.md and mutants.html; without the viewer, no page and one line on stderr saying why.
+
+    A run of an hour must not lose its results to a missing viewer, and a stale
+    page must not pass for this run's: the old page is removed first.
+    """
     reports.mkdir(parents=True, exist_ok=True)
     (reports / "mutants.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (reports / "mutants.html").write_text(html_page(report), encoding="utf-8")
     (reports / "mutants.md").write_text(text, encoding="utf-8")
+    page = reports / "mutants.html"
+    page.unlink(missing_ok=True)
+    try:
+        page.write_text(html_page(report, viewer_script()), encoding="utf-8")
+    except ViewerError as error:
+        print(f"mutants.html not written: {error}", file=sys.stderr)

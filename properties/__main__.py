@@ -265,6 +265,12 @@ def _unwritable(out: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Issue 13: `--database URL` replays the failures a fuzz fleet stored there, without fuzzing.
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if any(argument == "--database" or argument.startswith("--database=") for argument in arguments):
+        from properties import database
+
+        return database.main(arguments)
     try:
         args = parse(argv)
         if args.quick and args.mutants:
