@@ -26,6 +26,9 @@ HOOKS = "hooks"
 CLASSIFIER = "classifier"
 NAVIGATION = "navigation"
 LEVELS = (BUDGET, HOOKS, CLASSIFIER, NAVIGATION)
+#: Levels whose entries must also be killed by the property drivers alone (``python -m properties --mutants``):
+#: each has a subject in the verdict. Classifier entries are judged by their table and real-program tests.
+PROPERTY_LEVELS = (BUDGET, HOOKS, NAVIGATION)
 
 
 class CatalogueError(Exception):

@@ -22,7 +22,7 @@ from typing import Callable
 import attrs
 
 from mutations import scratch
-from mutations.catalogue import BUDGET, HOOKS, NAVIGATION, CatalogueError, Entry
+from mutations.catalogue import PROPERTY_LEVELS, CatalogueError, Entry
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -75,7 +75,7 @@ class CatalogueResult:
 
 def _judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
     problems = []
-    if entry.level in (BUDGET, HOOKS, NAVIGATION):
+    if entry.level in PROPERTY_LEVELS:
         if scratch.properties_missing(properties):
             return PROPERTIES_MISSING, "python -m properties --mutants does not exist"
         if properties.exit_code is None:
@@ -109,13 +109,9 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         except (CatalogueError, SyntaxError) as error:
             return EntryResult(entry, NOT_APPLIED, None, None, str(error), time.monotonic() - started, line)
         label = f"catalogue:{entry.id}"
-<<<<<<< HEAD
-        # Budget- and hook-level entries owe a kill to the property drivers (their subjects); classifiers have tables.
-        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in (BUDGET, HOOKS) else NOT_RUN
-=======
-        # Only budget-level entries owe a kill to the property drivers, which exercise the budget alone.
-        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in (BUDGET, HOOKS, NAVIGATION) else NOT_RUN
->>>>>>> issue11
+        # Budget-, hook- and navigation-level entries owe a kill to the property drivers (their subjects);
+        # classifiers have tables.
+        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in PROPERTY_LEVELS else NOT_RUN
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         status, detail = _judge(entry, properties, tests)
