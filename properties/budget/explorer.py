@@ -57,15 +57,18 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import attrs
 
+from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties.budget.copies import ALL_COPIES, SPEC_LIMITS, new_copies, reference_limits
+from properties.budget.copies import ALL_COPIES, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import BY_ID, CATALOGUE, Monitor, Tally, Violation
+from properties.budget.invariants import (
+    BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, snap_production, snap_reference,
+)
 from reference.budget import ReferenceBudget
 
 
@@ -251,6 +254,7 @@ TERMINAL_RESULTS = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 DUPLICATES = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 
 ID_NAMES = [f"c{index}" for index in range(4096)]
+_LABEL_OF = {name: index for index, name in enumerate(ID_NAMES)}
 
 
 def _with_id(template: Result, call_id: str, label: str) -> Result:
@@ -331,29 +335,80 @@ def clone(budget: Any) -> Any:
 
 _DEFERRED_CODES = {None: 0, "global": 1, "workspace": 2, "extension": 3}
 _DEFERRED_NAMES = {code: name for name, code in _DEFERRED_CODES.items()}
+#: The deferred code and the exhausted-lane bits with the two lanes swapped.
 _SWAP_CODE = (0, 1, 3, 2)
 _SWAP_BITS = (0, 2, 1, 3)
 
 
-def _core(budget: Any, production: bool) -> tuple[tuple, tuple]:
-    """The copy's counters, as read and with the two lanes swapped (the lane symmetry)."""
-    limits = budget.limits
-    lanes = budget.lane_failures
-    workspace, extension = lanes["workspace"], lanes["extension"]
-    exhausted = budget.exhausted_lanes
-    bits = ("workspace" in exhausted) | (("extension" in exhausted) << 1)
-    rounds = min(budget.rounds, limits.rounds_without_progress + 1)
-    head = (budget.terminal, rounds, budget.failures, budget.consecutive)
-    if production:
-        code = _DEFERRED_CODES.get(budget.deferred, 9)
-        tail = (
-            code, budget.deferrals_used, budget.correction or "",
-            tuple(sorted(budget.corrected_kinds)), budget.free_lookups_used,
-        )
-        swapped_tail = (_SWAP_CODE[code] if code < 4 else code,) + tail[1:]
-    else:
-        tail = swapped_tail = ()
-    return head + (workspace, extension, bits) + tail, head + (extension, workspace, _SWAP_BITS[bits]) + swapped_tail
+class CopyKey(NamedTuple):
+    """One copy's state as the search keeps it: every field a budget has, by name, in hashable form.
+
+    The reference has none of the production-only fields; they keep their
+    defaults. ``seen`` lists the remembered call ids newest first (canonical
+    labels 0, 1, ... in a state key; the budget's own names in a raw key
+    just after a step), ``successes`` the success memory in insertion order.
+    """
+
+    terminal: bool
+    rounds: int
+    failures: int
+    consecutive: int
+    workspace: int
+    extension: int
+    #: Bit 1: the workspace lane is exhausted; bit 2: the extension lane.
+    exhausted: int
+    #: ``_DEFERRED_CODES`` of the counter whose charge waits.
+    deferred: int = 0
+    deferrals_used: int = 0
+    #: The refusal kind whose remedy may run, "" for none.
+    correction: str = ""
+    #: The refusal kinds granted so far, sorted.
+    kinds: tuple = ()
+    free_used: int = 0
+    seen: tuple = ()
+    successes: tuple = ()
+
+    @property
+    def core(self) -> tuple:
+        """Every counter and flag, without the two memories: what B13's answer depends on."""
+        return self[:_CORE_LENGTH]
+
+    @property
+    def dead(self) -> bool:
+        """Stopped for good: terminal with no correction to admit (the reference never has one)."""
+        return self.terminal and not self.correction
+
+
+_CORE_LENGTH = CopyKey._fields.index("seen")
+
+
+class History(NamedTuple):
+    """The monitor's history (``Monitor.history()``), by name."""
+
+    features: tuple
+    admissions: tuple
+    streak: tuple
+    doubles: tuple
+    lookups_only: bool
+
+
+class State(NamedTuple):
+    """A canonical state: every copy in ``ALL_COPIES`` order, and the monitor's history."""
+
+    copies: tuple
+    history: History
+
+    @property
+    def remembered(self) -> int:
+        """How many distinct call ids the copies remember; they are labelled 0 .. remembered - 1."""
+        return 1 + max((label for copy in self.copies for label in copy.seen), default=-1)
+
+
+#: The one key every copy stopped for good is given once the reference is stopped (see ``_settled``).
+DEAD = CopyKey(True, 0, 0, 0, 0, 0, 0)
+
+_INDEX = {name: index for index, name in enumerate(ALL_COPIES)}
+_R, _P, _PR, _PL = _INDEX["R"], _INDEX["P"], _INDEX["Pr"], _INDEX["Pl"]
 
 
 @attrs.frozen
@@ -362,70 +417,76 @@ class Canon:
 
     #: Keep each copy's memory of call ids in order (needed once eviction can happen).
     ordered_ids: bool
+    #: The lane symmetry: a state and its mirror image (workspace and extension swapped) are one state.
     symmetry: bool = True
     cap_counts: bool = True
     #: Forget the memories of copies stopped for good (see ``_dead``).
     drop_dead: bool = True
+    #: The refusal-kind symmetry: a state and its image with the two kinds swapped are one state.
+    kinds: bool = True
 
 
-def encode(budgets: Sequence[Any], history: tuple, canon: Canon) -> tuple:
-    """The canonical, hashable form of a state (copies in ``ALL_COPIES`` order plus the monitor's history).
+def raw_key(budget: Any, production: bool, canon: Canon) -> CopyKey:
+    """The key of one budget, reduced by what is local to the copy (capped counts, a dead copy's memory).
 
-    * Call ids are renamed by recency: scanning the copies in a fixed order,
-      newest first, the first id met becomes c0, the next new one c1, ... Only
-      which copies remember which ids, and in what order, is kept; an id no
-      copy remembers is the same as a fresh one. Without eviction (real limits
-      to a depth below the seen-calls cap) order cannot matter either, so each
-      id is reduced to the set of copies remembering it.
-    * Success counts are capped at the identical-success limit + 1, rounds at
-      the rounds cap + 1 (see the module docstring).
-    * The lanes are symmetric: a state and its mirror image (workspace and
-      extension swapped in every copy) are one state; the alphabet offers every
-      lane event in both lanes, so the mirror's successors are the mirrors of
-      the successors.
+    Success counts are capped at the identical-success limit + 1, rounds at
+    the rounds cap + 1 (see the module docstring); a copy stopped for good
+    forgets what it saw (``_dead``). Call ids keep the budget's own names:
+    ``canonical`` renames them across the copies.
     """
-    settled = canon.drop_dead and _reference_settled(budgets, history)
-    plain = []
-    mirrored = []
-    memories = []
-    for index, budget in enumerate(budgets):
-        dead = canon.drop_dead and _dead(budget, index)
-        if settled and dead:
-            core = mirror = _DEAD_CORES[index > 0]
+    limits = budget.limits
+    lanes = budget.lane_failures
+    exhausted = budget.exhausted_lanes
+    bits = ("workspace" in exhausted) | (("extension" in exhausted) << 1)
+    rounds = budget.rounds
+    if canon.cap_counts:
+        rounds = min(rounds, limits.rounds_without_progress + 1)
+    dead = canon.drop_dead and budget.terminal and (not production or budget.correction is None)
+    if dead:
+        seen: tuple = ()
+        memory: tuple = ()
+    else:
+        seen = tuple(reversed(budget.seen_calls))
+        if canon.cap_counts:
+            cap = limits.identical_successes + 1
+            memory = tuple((key, count if count < cap else cap) for key, count in budget.successes.items())
         else:
-            core, mirror = _core(budget, index > 0)
-        plain.append(core)
-        mirrored.append(mirror)
-        successes = budget.successes
-        if dead:
-            memories.append(())
-        elif canon.cap_counts:
-            cap = budget.limits.identical_successes + 1
-            memories.append(tuple((key, count if count < cap else cap) for key, count in successes.items()))
-        else:
-            memories.append(tuple(successes.items()))
-    cores = tuple(plain)
-    if canon.symmetry:
-        other = tuple(mirrored)
-        if other < cores:
-            cores = other
-    if not canon.cap_counts:
-        cores = tuple(
-            core if core in _DEAD_CORES else core[:1] + (budget.rounds,) + core[2:] for core, budget in zip(cores, budgets)
+            memory = tuple(budget.successes.items())
+    if not production:
+        return CopyKey(
+            budget.terminal, rounds, budget.failures, budget.consecutive, lanes["workspace"], lanes["extension"], bits,
+            seen=seen, successes=memory,
         )
-    if settled:
-        history = _settled_history(history, budgets)
-    return (cores, _encode_ids(budgets, canon), tuple(memories), history)
+    return CopyKey(
+        budget.terminal, rounds, budget.failures, budget.consecutive, lanes["workspace"], lanes["extension"], bits,
+        _DEFERRED_CODES.get(budget.deferred, 9), budget.deferrals_used, budget.correction or "",
+        tuple(sorted(budget.corrected_kinds)), budget.free_lookups_used, seen, memory,
+    )
 
 
-#: The one core every copy stopped for good is given once the reference is stopped (see ``_reference_settled``).
-_DEAD_CORES = (
-    (True, 0, 0, 0, 0, 0, 0),
-    (True, 0, 0, 0, 0, 0, 0, 0, 0, "", (), 0),
-)
+def mirror(key: CopyKey) -> CopyKey:
+    """The lane mirror image of one copy: workspace and extension swapped in every field that names a lane."""
+    deferred = key.deferred
+    return key._replace(
+        workspace=key.extension, extension=key.workspace, exhausted=_SWAP_BITS[key.exhausted],
+        deferred=_SWAP_CODE[deferred] if deferred < 4 else deferred,
+    )
 
 
-def _reference_settled(budgets: Sequence[Any], history: tuple) -> bool:
+_KIND_SWAP = {KINDS[0]: KINDS[1], KINDS[1]: KINDS[0]}
+
+
+def swap_kinds(key: CopyKey) -> CopyKey:
+    """One copy with the alphabet's two refusal kinds exchanged (any other kind is left as it is)."""
+    if not key.kinds and not key.correction:
+        return key
+    return key._replace(
+        correction=_KIND_SWAP.get(key.correction, key.correction),
+        kinds=tuple(sorted(_KIND_SWAP.get(kind, kind) for kind in key.kinds)),
+    )
+
+
+def _settled(copies: Sequence[CopyKey], history: History) -> bool:
     """The reference is stopped and no open or pending copy is still compared with its counters.
 
     Once ``R`` is stopped, the invariants read the counters of a copy stopped
@@ -436,103 +497,172 @@ def _reference_settled(budgets: Sequence[Any], history: tuple) -> bool:
     changes again except its rounds, in step with ``R``'s. ``B6`` and ``B2``
     read only the terminal flag of a stopped ``R``, ``B3`` skips it, ``B10``
     holds for any copy stopped for good. So every such copy, ``R`` included,
-    can be given one and the same core: states that differ only in what the
-    stopped copies counted merge. The one exception is a ``Pr`` holding a
-    correction with no admission yet: it is not stopped for good and B8 still
-    compares it with ``R``, so nothing is merged then.
+    can be given one and the same key (``DEAD``): states that differ only in
+    what the stopped copies counted merge. The one exception is a ``Pr``
+    holding a correction with no admission yet: it is not stopped for good and
+    B8 still compares it with ``R``, so nothing is merged then.
     """
-    if not budgets[0].terminal:
+    if not copies[_R].terminal:
         return False
-    pr = budgets[ALL_COPIES.index("Pr")]
-    admissions = dict(zip(_ADMISSION_KEYS, history[1]))
-    return not (pr.correction is not None and admissions["Pr"] == 0)
+    return not (copies[_PR].correction and history.admissions[_ADMISSION_KEYS.index("Pr")] == 0)
 
 
-def _settled_history(history: tuple, budgets: Sequence[Any]) -> tuple:
+def _settled_history(history: History, copies: Sequence[CopyKey]) -> History:
     """The history once the reference is settled: feature flags no longer matter, nor a stopped copy's streak.
 
     B1 skips a per-feature copy once its feature is used; every copy it would
-    still compare is stopped for good and carries the same core as ``R``, so the
+    still compare is stopped for good and carries the same key as ``R``, so the
     flags are set to "used". The streak counts are read (B9) only while their
     copy is open, so a copy stopped for good gets zero, and the lookup-only flag
     only matters while ``Pl`` can still move.
     """
-    features, admissions, streak, doubles, lookups_only = history
-    alive = [not _dead(budgets[ALL_COPIES.index(name)], ALL_COPIES.index(name)) for name in _ADMISSION_KEYS]
-    streak = tuple(value if keep else 0 for value, keep in zip(streak, alive))
-    doubles = tuple(value if keep else 0 for value, keep in zip(doubles, alive))
-    # B11's lookup-only clause reads Pl's rounds, which a copy stopped for good no longer keeps.
-    lookups_only = lookups_only and not _dead(budgets[ALL_COPIES.index("Pl")], ALL_COPIES.index("Pl"))
-    return (tuple(True for _ in features), admissions, streak, doubles, lookups_only)
+    alive = [not copies[_INDEX[name]].dead for name in _ADMISSION_KEYS]
+    return History(
+        features=tuple(True for _ in history.features),
+        admissions=history.admissions,
+        streak=tuple(value if keep else 0 for value, keep in zip(history.streak, alive)),
+        doubles=tuple(value if keep else 0 for value, keep in zip(history.doubles, alive)),
+        # B11's lookup-only clause reads Pl's rounds, which a copy stopped for good no longer keeps.
+        lookups_only=history.lookups_only and not copies[_PL].dead,
+    )
 
 
-def _dead(budget: Any, index: int) -> bool:
-    """Stopped for good: terminal with no correction to admit (the reference never has one).
+def _rename_ids(copies: list[CopyKey], ordered: bool) -> list[CopyKey]:
+    """Call ids renamed canonically; only which copies remember which ids (and in what order) is kept.
 
-    Such a copy ignores every receipt and ``correct_fuse`` cannot re-open it, so
-    nothing will ever read its memory of call ids or successes again; dropping
-    that memory merges states that differ only in what a stopped copy saw.
+    Ordered: scanning the copies in a fixed order, newest first, the first id
+    met becomes 0, the next new one 1, ... An id no copy remembers is the same
+    as a fresh one. Unordered (no eviction within the search's depth, so order
+    cannot matter): each id is reduced to the set of copies remembering it,
+    ids with the same set are one, and the sets are numbered in sorted order.
     """
-    return budget.terminal and (index == 0 or budget.correction is None)
-
-
-def _encode_ids(budgets: Sequence[Any], canon: Canon) -> tuple:
-    live = [not (canon.drop_dead and _dead(budget, index)) for index, budget in enumerate(budgets)]
-    if canon.ordered_ids:
-        labels: dict[str, int] = {}
-        out = []
-        for budget, keep in zip(budgets, live):
-            if not keep:
-                out.append(())
-                continue
-            out.append(tuple(labels.setdefault(call_id, len(labels)) for call_id in reversed(budget.seen_calls)))
-        return ("ordered", tuple(out))
-    signatures: dict[str, int] = {}
-    for index, budget in enumerate(budgets):
-        if not live[index]:
-            continue
+    if ordered:
+        labels: dict[Any, int] = {}
+        for copy in copies:
+            for call_id in copy.seen:
+                if call_id not in labels:
+                    labels[call_id] = len(labels)
+        if all(call_id == label for call_id, label in labels.items()):
+            return copies
+        return [copy._replace(seen=tuple(labels[call_id] for call_id in copy.seen)) if copy.seen else copy for copy in copies]
+    signatures: dict[Any, int] = {}
+    for index, copy in enumerate(copies):
         bit = 1 << index
-        for call_id in budget.seen_calls:
+        for call_id in copy.seen:
             signatures[call_id] = signatures.get(call_id, 0) | bit
-    return ("sets", tuple(sorted(set(signatures.values()))))
+    numbers = {signature: number for number, signature in enumerate(sorted(set(signatures.values())))}
+    out = []
+    for copy in copies:
+        if copy.seen:
+            renamed = tuple(sorted({numbers[signatures[call_id]] for call_id in copy.seen}))
+            if renamed != copy.seen:
+                copy = copy._replace(seen=renamed)
+        out.append(copy)
+    return out
 
 
-def remembered_count(key: tuple) -> int:
-    kind, data = key[1]
-    if kind == "sets":
-        return len(data)
-    return 1 + max((label for labels in data for label in labels), default=-1)
+#: (history, which copies are alive) -> the settled history: a few dozen entries per configuration.
+_SETTLED: dict[tuple, History] = {}
 
 
-def decode(key: tuple, prototypes: Sequence[Any]) -> list[Any]:
-    """Budgets in the state ``key`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
-    cores, (id_kind, id_data), memories, _history = key
-    budgets = []
-    for index, (prototype, core, memory) in enumerate(zip(prototypes, cores, memories)):
-        budget = clone(prototype)
-        terminal, rounds, failures, consecutive, workspace, extension, bits = core[:7]
-        budget.terminal = terminal
-        budget.rounds = rounds
-        budget.failures = failures
-        budget.consecutive = consecutive
-        budget.lane_failures = {"workspace": workspace, "extension": extension}
-        budget.exhausted_lanes = {lane for bit, lane in ((1, "workspace"), (2, "extension")) if bits & bit}
-        if index > 0:
-            code, used, correction, kinds, free = core[7:]
-            budget.deferred = _DEFERRED_NAMES[code]
-            budget.deferrals_used = used
-            budget.correction = correction or None
-            budget.corrected_kinds = set(kinds)
-            budget.free_lookups_used = free
-        if id_kind == "ordered":
-            ids = [ID_NAMES[label] for label in reversed(id_data[index])]
-        else:
-            ids = [ID_NAMES[number] for number, signature in enumerate(id_data) if signature >> index & 1]
-        budget.seen_calls = deque(ids)
-        budget.seen_call_set = set(ids)
-        budget.successes = dict(memory)
-        budgets.append(budget)
-    return budgets
+def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
+    """The canonical state of raw copy keys (``raw_key``) and the monitor's history.
+
+    * Copies stopped for good, once the reference is settled, share one key
+      (``_settled``).
+    * Call ids are renamed (``_rename_ids``).
+    * The lanes are symmetric: a state and its mirror image (workspace and
+      extension swapped in every copy) are one state. Exact because the
+      alphabet offers every lane event in both lanes, so the mirror's
+      successors are the mirrors of the successors, and no invariant names a
+      lane: each reads both lanes alike (B3's subset, B7's "its lane").
+    * The two refusal kinds are symmetric: a state and its image with the
+      kinds exchanged are one state. Exact because a kind is read only by the
+      grant rule (seed 002: a kind not granted yet, on a refusal without a
+      lane) and by B8, which counts kinds and compares them for equality but
+      never names one; the alphabet offers both kinds without a lane, and a
+      refusal in a lane is never granted, so its kind is read by nothing (one
+      kind per lane stands for both, see ``_failures``).
+
+    The canonical representative is the least of the images: a fixed choice
+    per class, so the classes, and hence the states counted, do not depend on
+    which member the search reached first.
+    """
+    history = History._make(history)
+    copies = list(raw)
+    if canon.drop_dead and _settled(copies, history):
+        copies = [DEAD if index == _R or copy.dead else copy for index, copy in enumerate(copies)]
+        alive = tuple(not copy.dead for copy in raw)
+        found = _SETTLED.get((history, alive))
+        if found is None:
+            found = _SETTLED[(history, alive)] = _settled_history(history, raw)
+        history = found
+    copies = _rename_ids(copies, canon.ordered_ids)
+    best = tuple(copies)
+    if canon.symmetry:
+        best = _least_mirror(best)
+    if canon.kinds and (best[_P].kinds or best[_PR].kinds):
+        other = tuple(swap_kinds(copy) for copy in best)
+        if canon.symmetry:
+            other = _least_mirror(other)
+        if other < best:
+            best = other
+    return State(best, history)
+
+
+_MIRRORS: dict[CopyKey, CopyKey] = {}
+
+
+def _mirror(key: CopyKey) -> CopyKey:
+    found = _MIRRORS.get(key)
+    if found is None:
+        found = _MIRRORS[key] = mirror(key)
+    return found
+
+
+def _least_mirror(copies: tuple) -> tuple:
+    """The lesser of ``copies`` and their mirror image, found at the first copy the mirror changes."""
+    for copy in copies:
+        other = _mirror(copy)
+        if other != copy:
+            return tuple(_mirror(copy) for copy in copies) if other < copy else copies
+    return copies
+
+
+def encode(budgets: Sequence[Any], history: tuple, canon: Canon) -> State:
+    """The canonical state of live budgets (copies in ``ALL_COPIES`` order) and a monitor's history."""
+    return canonical([raw_key(budget, index > 0, canon) for index, budget in enumerate(budgets)], history, canon)
+
+
+def remembered_count(state: State) -> int:
+    return state.remembered
+
+
+def decode_copy(prototype: Any, key: CopyKey) -> Any:
+    """A budget in the state ``key`` (canonical labels become the ids c0, c1, ...), made from a fresh ``prototype``."""
+    budget = clone(prototype)
+    budget.terminal = key.terminal
+    budget.rounds = key.rounds
+    budget.failures = key.failures
+    budget.consecutive = key.consecutive
+    budget.lane_failures = {"workspace": key.workspace, "extension": key.extension}
+    budget.exhausted_lanes = {lane for bit, lane in ((1, "workspace"), (2, "extension")) if key.exhausted & bit}
+    if isinstance(budget, RunProgressBudget):
+        budget.deferred = _DEFERRED_NAMES[key.deferred]
+        budget.deferrals_used = key.deferrals_used
+        budget.correction = key.correction or None
+        budget.corrected_kinds = set(key.kinds)
+        budget.free_lookups_used = key.free_used
+    ids = [ID_NAMES[label] if isinstance(label, int) else label for label in reversed(key.seen)]
+    budget.seen_calls = deque(ids)
+    budget.seen_call_set = set(ids)
+    budget.successes = dict(key.successes)
+    return budget
+
+
+def decode(state: State, prototypes: Sequence[Any]) -> list[Any]:
+    """Budgets in ``state`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
+    return [decode_copy(prototype, key) for prototype, key in zip(prototypes, state.copies)]
 
 
 # -- the monitor's history -----------------------------------------------------------
@@ -663,7 +793,7 @@ def _canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _path(parents: dict[tuple, tuple[tuple | None, Event | None]], key: tuple) -> list[Event]:
+def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
     events: list[Event] = []
     while True:
         parent, event = parents[key]
@@ -675,19 +805,50 @@ def _path(parents: dict[tuple, tuple[tuple | None, Event | None]], key: tuple) -
     return events
 
 
-class Expander:
-    """Expands states: every event of the alphabet through ``Monitor.step``, the children encoded.
+class Move(NamedTuple):
+    """What one copy does on one event from one state: computed once by the real budget, then reused.
 
-    It keeps its own set of states already seen (so that it returns only
-    children new to it) and of P-states already probed for B13. The search runs
-    one in process, or one per forked worker process, each expanding a
-    contiguous slice of every breadth-first level.
+    A copy's next state depends only on its own state and the event (the
+    copies share nothing, and ``Monitor.step`` delivers the event to each on
+    its own), so the result of stepping a copy key with an event is a pure
+    function of the two, and it is cached per (copy, key, alphabet).
+    """
+
+    #: The copy's raw key after the event (``raw_key``: ids not yet renamed).
+    after: CopyKey
+    #: The monitor's snapshots of the copy before and after the event.
+    before_snap: Snap
+    after_snap: Snap
+    #: The event's call id was in the copy's memory before it (results only).
+    seen: bool
+    #: ``correct_fuse`` admitted the remedy (first calls only).
+    admitted: bool
+    #: (copy name, before, after): the step's row for this copy.
+    row: tuple
+
+
+_NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
+
+
+class Expander:
+    """Expands states: every event of the alphabet through every copy, every edge judged by the catalogue.
+
+    Each copy is stepped by its real budget (``guard`` or ``reference``) once
+    per (copy key, alphabet) and the moves reused (``Move``); the monitor then
+    judges every edge from the copies' snapshots exactly as ``Monitor.step``
+    does after delivering an event (``judge``; a unit test holds the two
+    equal). It keeps its own set of states already seen (so that it returns
+    only children new to it) and of P-states already probed for B13. The
+    search runs one in process, or one per forked worker process, each
+    expanding a contiguous slice of every breadth-first level.
     """
 
     def __init__(self, config: Config, canon: Canon) -> None:
         self.config = config
         self.canon = canon
         self.prototypes = _prototypes(config)
+        self.appliers = [applier(name) for name in ALL_COPIES]
+        self.snappers = [snap_reference] + [snap_production] * (len(ALL_COPIES) - 1)
         self.tally = Tally()
         #: Probe steps check B13 only; their coverage and step counts are not trace steps.
         self.probe_tally = Tally()
@@ -696,62 +857,178 @@ class Expander:
             limits=oracle, tally=self.tally, budgets=dict(zip(ALL_COPIES, self.prototypes)),
             invariants=EDGE_INVARIANTS, failure_ends_probes="off",
         )
+        self.checks = tuple((invariant.id, invariant.check, invariant.title) for invariant in EDGE_INVARIANTS)
+        self.check_ids = tuple(invariant.id for invariant in EDGE_INVARIANTS)
         self.probe_monitor = Monitor(
-            limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[0], "P": self.prototypes[2]},
+            limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[_R], "P": self.prototypes[_P]},
             invariants=STATE_INVARIANTS, failure_ends_probes="all",
         )
-        self.seen: set[tuple] = set()
+        self.seen: set[State] = set()
+        #: (raw copy keys, history) of every child canonicalized so far (most edges meet one again).
+        self.raw_seen: set[tuple] = set()
         self.probed: set[tuple] = set()
+        #: Per copy: (copy key, alphabet) -> the moves of that copy for every event of the alphabet.
+        self.moves: list[dict[tuple, tuple[Move, ...]]] = [{} for _ in ALL_COPIES]
+        #: Per copy: copy key -> event (by identity; the alphabets live as long as the module) -> move.
+        self.steps: list[dict[CopyKey, dict[int, Move]]] = [{} for _ in ALL_COPIES]
 
-    def start(self) -> tuple[tuple, list[Violation]]:
-        budgets = [clone(prototype) for prototype in self.prototypes]
-        key = encode(budgets, self.edge_monitor.history(), self.canon)
+    def start(self) -> tuple[State, list[Violation]]:
+        raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
+        key = canonical(raw, self.edge_monitor.history(), self.canon)
         self.seen.add(key)
-        return key, self.probe(budgets, 0)
+        return key, self.probe(raw[_R], raw[_P], 0)
 
-    def probe(self, after: list[Any], index: int) -> list[Violation]:
-        """B13 is a property of P's state, not of a step: check it once per distinct (mirror-reduced) state of P."""
-        p_core = min(_core(after[2], True))
-        if p_core in self.probed:
+    def probe(self, reference: CopyKey, production: CopyKey, index: int) -> list[Violation]:
+        """B13 is a property of P's state, not of a step: check it once per distinct (mirror-reduced) core of P.
+
+        ``failure_ends`` and observing a failure read P's counters and flags
+        only, never its memories, so the answer is a function of P's core and
+        is cached on it (the lane mirror of a core has the mirrored answers,
+        and B13 probes every lane).
+        """
+        core = production.core
+        other = _mirror(production).core
+        if other < core:
+            core = other
+        if core in self.probed:
             return []
-        self.probed.add(p_core)
-        self.probe_monitor.budgets = {"R": after[0], "P": after[2]}
+        self.probed.add(core)
+        self.probe_monitor.budgets = {"R": decode_copy(self.prototypes[_R], reference), "P": decode_copy(self.prototypes[_P], production)}
         self.probe_monitor.index = index
         return self.probe_monitor.step(PROBE_EVENT)
 
-    def expand(self, keys: Sequence[tuple], depth: int) -> tuple[list[tuple[int, int, tuple]], tuple | None]:
+    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+        """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept."""
+        known = self.steps[index].get(key)
+        if known is None:
+            known = self.steps[index][key] = {}
+        out = []
+        template = None
+        for event in events:
+            move = known.get(id(event))
+            if move is None:
+                if template is None:
+                    template = decode_copy(self.prototypes[index], key)
+                move = known[id(event)] = self._step(index, template, event)
+            out.append(move)
+        return tuple(out)
+
+    def _step(self, index: int, template: Any, event: Event) -> Move:
+        """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``), through the real code."""
+        take = self.snappers[index]
+        budget = clone(template)
+        before = take(budget)
+        seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
+        admitted = self.appliers[index](budget, event)
+        after = raw_key(budget, index > 0, self.canon)
+        if after.seen:
+            after = after._replace(seen=tuple(_LABEL_OF.get(call_id, call_id) for call_id in after.seen))
+        snapped = take(budget)
+        return Move(after, before, snapped, seen, admitted, (ALL_COPIES[index], before, snapped))
+
+    def judge(
+        self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
+        fresh_ids: dict[str, bool],
+    ) -> tuple[list[Violation], tuple]:
+        """Check every edge invariant on one step given by the copies' moves; return the history after it.
+
+        The same work ``Monitor.step`` does once it has delivered the event:
+        the history update, the step record, every check, the coverage counts.
+        ``before`` (every copy's snapshot) and ``fresh_ids`` (which copies
+        count a receipt with a fresh id: the open ones) are the state's own,
+        shared by its edges: no check writes to a step's maps.
+        """
+        monitor = self.edge_monitor
+        # ``restore_history``, from the state's own dictionaries (copied: the step may change them).
+        features, admissions, streak, doubles, lookups_only = history
+        monitor.feature_used = features.copy()
+        monitor.admissions = admissions.copy()
+        monitor.streak_admissions = streak.copy()
+        monitor.streak_double_charges = doubles.copy()
+        monitor.lookups_only = lookups_only
+        monitor.flags = set()
+        after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))
+        rows = tuple([move.row for move in moves])
+        admitted = _NO_FLAGS
+        if type(event) is Result:
+            call_id = event.call_id
+            failed = bool(event.failed)
+            if not any(move.seen for move in moves):
+                duplicate = _NO_FLAGS
+                fresh = fresh_ids if call_id != "" else _NO_FLAGS
+            else:
+                duplicate = {name: move.seen for name, move in zip(ALL_COPIES, moves)}
+                fresh = {name: not move.seen and not move.before_snap.terminal for name, move in zip(ALL_COPIES, moves)}
+        else:
+            failed = False
+            duplicate = fresh = _NO_FLAGS
+            if type(event) is FirstCall:
+                admitted = {name: move.admitted for name, move in zip(ALL_COPIES, moves)}
+        monitor._update_history(event, before, after, admitted)
+        step = Step(index, event, before, after, duplicate, admitted, monitor, fresh, failed, rows, rows[1:], None)
+        tally = self.tally
+        exercised_counts = tally.exercised
+        checked = tally.checked_steps
+        checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
+        found: list[Violation] = []
+        for invariant_id, check, title in self.checks:
+            exercised, problem = check(step)
+            if exercised:
+                exercised_counts[invariant_id] += 1
+            if problem is not None:
+                found.append(Violation(invariant_id, index, problem, title))
+        monitor._count_coverage(event, before, after, admitted)
+        if found:
+            tally.violations.extend(found)
+        tally.steps += 1
+        return found, monitor.history()
+
+    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
         """Children new to this expander as (key index, event index, child); and the first violation, if any.
 
         A violation is (key index, event index, the step's violations, probe):
         ``probe`` when it is B13's, found at the child that edge reached.
         """
-        children: list[tuple[int, int, tuple]] = []
-        monitor = self.edge_monitor
+        children: list[tuple[int, int, State]] = []
         seen = self.seen
+        raw_seen = self.raw_seen
         canon = self.canon
-        fingerprints = self.config.fingerprints
+        caches = self.moves
+        judge = self.judge
         for position, key in enumerate(keys):
-            template = decode(key, self.prototypes)
-            any_open = not all(budget.terminal for budget in template)
-            any_terminal = any(budget.terminal for budget in template)
-            # Only an open copy reads ``corrected``; a stopped one ignores the receipt whatever waits in it.
-            waiting = any(budget.deferred is not None and not budget.terminal for budget in template[1:])
-            history = key[3]
-            events = alphabet(any_open, any_terminal, waiting, remembered_count(key), fingerprints, self.config.alphabet)
-            for number, event in enumerate(events):
-                budgets = [clone(budget) for budget in template]
-                monitor.budgets = dict(zip(ALL_COPIES, budgets))
-                restore_history(monitor, history)
-                monitor.index = depth
-                found = monitor.step(event)
-                if found:
-                    return children, (position, number, found, False)
-                child = encode(budgets, monitor.history(), canon)
+            events = _events_of(key, self.config)
+            tag = id(events)
+            rows = []
+            for index, copy in enumerate(key.copies):
+                cache = caches[index]
+                found = cache.get((copy, tag))
+                if found is None:
+                    found = cache[(copy, tag)] = self._moves(index, copy, events)
+                rows.append(found)
+            history = key.history
+            history = (
+                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
+                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
+                history.lookups_only,
+            )
+            # Every move of a copy starts from the same snapshot: the state's own.
+            before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, rows)}
+            fresh_ids = {name: not snap.terminal for name, snap in before.items()}
+            for number, (event, moves) in enumerate(zip(events, zip(*rows))):
+                violations, after_history = judge(event, moves, history, depth, before, fresh_ids)
+                if violations:
+                    return children, (position, number, violations, False)
+                raw = (tuple([move.after for move in moves]), after_history)
+                # A raw child met before was canonicalized then: its canonical state is known already.
+                if raw in raw_seen:
+                    continue
+                raw_seen.add(raw)
+                child = canonical(raw[0], after_history, canon)
                 if child in seen:
                     continue
                 seen.add(child)
                 children.append((position, number, child))
-                bad = self.probe(budgets, depth + 1)
+                bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)
                 if bad:
                     return children, (position, number, bad, True)
         return children, None
@@ -895,13 +1172,14 @@ def _merge(first: Tally, second: Tally) -> Tally:
     return first
 
 
-def _events_of(key: tuple, config: Config) -> tuple[Event, ...]:
-    """The alphabet offered from ``key`` (the same the expander used)."""
-    cores = key[0]
-    any_open = not all(core[0] for core in cores)
-    any_terminal = any(core[0] for core in cores)
-    waiting = any(core[7] != 0 and not core[0] for core in cores[1:])
-    return alphabet(any_open, any_terminal, waiting, remembered_count(key), config.fingerprints, config.alphabet)
+def _events_of(key: State, config: Config) -> tuple[Event, ...]:
+    """The alphabet offered from ``key``: it depends on the state's shape only (see ``alphabet``)."""
+    copies = key.copies
+    any_open = not all(copy.terminal for copy in copies)
+    any_terminal = any(copy.terminal for copy in copies)
+    # Only an open copy reads ``corrected``; a stopped one ignores the receipt whatever waits in it.
+    waiting = any(copy.deferred != 0 and not copy.terminal for copy in copies[1:])
+    return alphabet(any_open, any_terminal, waiting, key.remembered, config.fingerprints, config.alphabet)
 
 
 def _event_at(key: tuple, number: int, config: Config) -> Event:
