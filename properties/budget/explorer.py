@@ -258,10 +258,23 @@ _LABEL_OF = {name: index for index, name in enumerate(ID_NAMES)}
 
 
 def _with_id(template: Result, call_id: str, label: str) -> Result:
-    return attrs.evolve(template, call_id=call_id, label=label)
+    event = attrs.evolve(template, call_id=call_id, label=label)
+    _ORIGIN[id(event)] = (template, _LABEL_OF[call_id])
+    _KEEP.append(event)
+    return event
+
+
+#: Every alphabet event made from a template: (template, the label of its call id). The events are
+#: kept alive (``_KEEP``) so that their ids stay theirs.
+_ORIGIN: dict[int, tuple[Result, int]] = {}
+_KEEP: list[Event] = []
 
 
 _ALPHABETS: dict[tuple, tuple[Event, ...]] = {}
+#: The events without a call id: one object each, so that a copy's moves can be cached on them.
+_ROUND = Round()
+_STOP = Stop()
+_FIRST_CALLS = (FirstCall(remedy=True), FirstCall(remedy=False))
 
 
 def alphabet(
@@ -273,16 +286,16 @@ def alphabet(
         cached = _ALPHABETS.get(shape)
         if cached is None:
             fresh = ID_NAMES[remembered]
-            cached = (Round(),) + tuple(_with_id(template, fresh, template.label) for template in COUNTERS)
+            cached = (_ROUND,) + tuple(_with_id(template, fresh, template.label) for template in COUNTERS)
             _ALPHABETS[shape] = cached
         return cached
     cached = _ALPHABETS.get(shape)
     if cached is not None:
         return cached
     fresh = ID_NAMES[remembered]
-    events: list[Event] = [Round()]
+    events: list[Event] = [_ROUND]
     if any_open:
-        events.append(Stop())
+        events.append(_STOP)
         successes = FRESH_SUCCESSES if fingerprints else ONE_FINGERPRINT
         templates = FRESH_FAILURES + successes + (CORRECTED if waiting else ())
     else:
@@ -293,8 +306,7 @@ def alphabet(
             events.append(_with_id(template, ID_NAMES[index], f"repeat {template.label}"))
     if any_terminal:
         # Only correct_fuse with a pending correction may re-open; offering it at every stop checks that (B12).
-        events.append(FirstCall(remedy=True))
-        events.append(FirstCall(remedy=False))
+        events.extend(_FIRST_CALLS)
     result = tuple(events)
     _ALPHABETS[shape] = result
     return result
@@ -426,12 +438,13 @@ class Canon:
     kinds: bool = True
 
 
-def raw_key(budget: Any, production: bool, canon: Canon) -> CopyKey:
+def raw_key(budget: Any, production: bool, canon: Canon, labels: dict | None = None) -> CopyKey:
     """The key of one budget, reduced by what is local to the copy (capped counts, a dead copy's memory).
 
     Success counts are capped at the identical-success limit + 1, rounds at
     the rounds cap + 1 (see the module docstring); a copy stopped for good
-    forgets what it saw (``_dead``). Call ids keep the budget's own names:
+    forgets what it saw (``_dead``). Call ids keep the budget's own names, or
+    are read through ``labels`` (the search's names back to its labels):
     ``canonical`` renames them across the copies.
     """
     limits = budget.limits
@@ -447,6 +460,8 @@ def raw_key(budget: Any, production: bool, canon: Canon) -> CopyKey:
         memory: tuple = ()
     else:
         seen = tuple(reversed(budget.seen_calls))
+        if labels is not None:
+            seen = tuple([labels.get(call_id, call_id) for call_id in seen])
         if canon.cap_counts:
             cap = limits.identical_successes + 1
             memory = tuple((key, count if count < cap else cap) for key, count in budget.successes.items())
@@ -535,30 +550,47 @@ def _rename_ids(copies: list[CopyKey], ordered: bool) -> list[CopyKey]:
     as a fresh one. Unordered (no eviction within the search's depth, so order
     cannot matter): each id is reduced to the set of copies remembering it,
     ids with the same set are one, and the sets are numbered in sorted order.
+    The renaming depends on the memories alone, so it is computed once per
+    combination of memories (``_RENAMINGS``).
     """
+    memories = tuple([copy.seen for copy in copies])
+    renamed = _RENAMINGS.get((memories, ordered))
+    if renamed is None:
+        renamed = _RENAMINGS[(memories, ordered)] = _renamed(memories, ordered)
+    if renamed is memories:
+        return copies
+    return [copy if new is old else _with_seen(copy, new) for copy, old, new in zip(copies, memories, renamed)]
+
+
+_RENAMINGS: dict[tuple, tuple] = {}
+_new_key = tuple.__new__
+
+
+def _with_seen(copy: CopyKey, seen: tuple) -> CopyKey:
+    return _new_key(CopyKey, copy[:_CORE_LENGTH] + (seen, copy.successes))
+
+
+def _renamed(memories: tuple, ordered: bool) -> tuple:
+    """The memories with canonical labels (``_rename_ids``); ``memories`` itself when nothing changes."""
     if ordered:
         labels: dict[Any, int] = {}
-        for copy in copies:
-            for call_id in copy.seen:
+        for seen in memories:
+            for call_id in seen:
                 if call_id not in labels:
                     labels[call_id] = len(labels)
         if all(call_id == label for call_id, label in labels.items()):
-            return copies
-        return [copy._replace(seen=tuple(labels[call_id] for call_id in copy.seen)) if copy.seen else copy for copy in copies]
+            return memories
+        return tuple(tuple(labels[call_id] for call_id in seen) for seen in memories)
     signatures: dict[Any, int] = {}
-    for index, copy in enumerate(copies):
+    for index, seen in enumerate(memories):
         bit = 1 << index
-        for call_id in copy.seen:
+        for call_id in seen:
             signatures[call_id] = signatures.get(call_id, 0) | bit
     numbers = {signature: number for number, signature in enumerate(sorted(set(signatures.values())))}
-    out = []
-    for copy in copies:
-        if copy.seen:
-            renamed = tuple(sorted({numbers[signatures[call_id]] for call_id in copy.seen}))
-            if renamed != copy.seen:
-                copy = copy._replace(seen=renamed)
-        out.append(copy)
-    return out
+    out = tuple(tuple(sorted({numbers[signatures[call_id]] for call_id in seen})) for seen in memories)
+    if out == memories:
+        return memories
+    return tuple(old if new == old else new for old, new in zip(memories, out))
 
 
 #: (history, which copies are alive) -> the settled history: a few dozen entries per configuration.
@@ -828,6 +860,16 @@ class Move(NamedTuple):
 
 
 _NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
+#: The one call id a representative copy may remember (``Expander._moves_unordered``).
+_REPRESENTATIVE = "r"
+_REPRESENTATIVES: dict[int, Result] = {}
+
+
+def _representative(template: Result) -> Result:
+    found = _REPRESENTATIVES.get(id(template))
+    if found is None:
+        found = _REPRESENTATIVES[id(template)] = attrs.evolve(template, call_id=_REPRESENTATIVE)
+    return found
 
 
 class Expander:
@@ -869,6 +911,8 @@ class Expander:
         self.probed: set[tuple] = set()
         #: Per copy: (copy key, alphabet) -> the moves of that copy for every event of the alphabet.
         self.moves: list[dict[tuple, tuple[Move, ...]]] = [{} for _ in ALL_COPIES]
+        #: Per copy, without eviction: copy key less its memory -> (template, id remembered) -> move.
+        self.bare_steps: list[dict[CopyKey, dict[tuple, Move]]] = [{} for _ in ALL_COPIES]
         #: Per copy: copy key -> event (by identity; the alphabets live as long as the module) -> move.
         self.steps: list[dict[CopyKey, dict[int, Move]]] = [{} for _ in ALL_COPIES]
 
@@ -899,6 +943,8 @@ class Expander:
 
     def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
         """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept."""
+        if not self.canon.ordered_ids:
+            return self._moves_unordered(index, key, events)
         known = self.steps[index].get(key)
         if known is None:
             known = self.steps[index][key] = {}
@@ -913,6 +959,53 @@ class Expander:
             out.append(move)
         return tuple(out)
 
+    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+        """The moves of a copy that never evicts an id (depth <= seen-calls cap): its memory read as one bit.
+
+        Without eviction a budget reads its memory of call ids only to ask
+        whether the receipt's id is in it, and it changes it only by adding
+        that id. So the copy's move is made on a representative with the same
+        counters and success memory, remembering one id ``r`` when the
+        event's id is remembered and none when it is fresh, through the real
+        code; the copy's memory afterwards is its own plus the event's id if
+        the representative added ``r``.
+        """
+        bare = _with_seen(key, ())
+        known = self.bare_steps[index].get(bare)
+        if known is None:
+            known = self.bare_steps[index][bare] = {}
+        memory = key.seen
+        drop_dead = self.canon.drop_dead
+        #: The representative budgets, made when first needed: remembering nothing, remembering r.
+        bases: list[Any] = [None, None]
+        out = []
+        for event in events:
+            origin = _ORIGIN.get(id(event))
+            if origin is None:
+                template, label, remembered = event, None, False
+            else:
+                template, label = origin
+                remembered = label in memory
+            slot = (id(template), remembered)
+            move = known.get(slot)
+            if move is None:
+                budget = bases[remembered]
+                if budget is None:
+                    budget = bases[remembered] = decode_copy(
+                        self.prototypes[index], _with_seen(bare, (_REPRESENTATIVE,) if remembered else ()),
+                    )
+                if origin is not None:
+                    template = _representative(template)
+                move = known[slot] = self._step(index, budget, template)
+            after = move.after
+            if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
+                # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
+                # representative added r for it.
+                added = not remembered and _REPRESENTATIVE in after.seen
+                after = _with_seen(after, (label,) + memory if added else memory)
+            out.append(move._replace(after=after) if after != move.after else move)
+        return tuple(out)
+
     def _step(self, index: int, template: Any, event: Event) -> Move:
         """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``), through the real code."""
         take = self.snappers[index]
@@ -920,9 +1013,7 @@ class Expander:
         before = take(budget)
         seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
         admitted = self.appliers[index](budget, event)
-        after = raw_key(budget, index > 0, self.canon)
-        if after.seen:
-            after = after._replace(seen=tuple(_LABEL_OF.get(call_id, call_id) for call_id in after.seen))
+        after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         snapped = take(budget)
         return Move(after, before, snapped, seen, admitted, (ALL_COPIES[index], before, snapped))
 
@@ -1063,32 +1154,40 @@ def _worker(connection: Any, config: Config, canon: Canon) -> None:
 
 
 class _Pool:
-    """Forked expanders, one per slice of each level; children are merged back in frontier order (deterministic)."""
+    """The search split over the cores: this process expands the first slice of each level, forked expanders the rest.
 
-    def __init__(self, config: Config, canon: Canon, workers: int) -> None:
+    Children are merged back in frontier order, so states, edges, order and
+    any counterexample are the same as with one process. Each forked expander
+    keeps its own caches (moves, B13 probes), warm from level to level.
+    """
+
+    def __init__(self, config: Config, canon: Canon, workers: int, local: Expander) -> None:
         context = multiprocessing.get_context("fork")
+        self.local = local
         self.connections = []
         self.processes = []
-        for _ in range(workers):
+        for _ in range(workers - 1):
             mine, theirs = context.Pipe()
             process = context.Process(target=_worker, args=(theirs, config, canon), daemon=True)
             process.start()
             self.connections.append(mine)
             self.processes.append(process)
 
-    def expand(self, frontier: list[tuple], depth: int) -> tuple[list[tuple[int, int, tuple]], tuple | None]:
+    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
         size = len(frontier)
-        count = len(self.connections)
+        count = len(self.connections) + 1
         bounds = [size * index // count for index in range(count + 1)]
-        for index, connection in enumerate(self.connections):
+        for index, connection in enumerate(self.connections, start=1):
             connection.send((frontier, bounds[index], bounds[index + 1], depth))
-        children: list[tuple[int, int, tuple]] = []
-        violation = None
+        children, violation = self.local.expand(frontier[: bounds[1]], depth)
+        children = list(children)
         for connection in self.connections:
             found_children, found = connection.recv()
             if violation is None:
                 children.extend(found_children)
                 violation = found
+        # The next level's states are known to every forked expander (they receive the frontier); here too.
+        self.local.seen.update(child for _position, _number, child in children)
         return children, violation
 
     def close(self) -> Tally:
@@ -1116,7 +1215,7 @@ def explore(
     local = Expander(config, canon)
     start, start_violations = local.start()
     parents: dict[tuple, tuple[tuple | None, Event | None]] = {start: (None, None)}
-    pool = _Pool(config, canon, workers) if workers > 1 else None
+    pool = _Pool(config, canon, workers, local) if workers > 1 else None
     frontier = [start]
     depth = 0
     edges = 0
@@ -1154,7 +1253,7 @@ def explore(
                 truncated = True
                 break
     finally:
-        counts = local.counts() if pool is None else _merge(local.counts(), pool.close())
+        counts = local.counts() if pool is None else _merge(pool.close(), local.counts())
     complete = not violations and not truncated and not frontier
     for violation in violations:
         if violation not in counts.violations:
