@@ -7,7 +7,7 @@ delivers every event of a finite alphabet (below) to copies of that state,
 through ``Monitor.step``, so every invariant of the catalogue is checked on
 every edge; the explorer itself checks nothing.
 
-Two modes (``configurations``):
+Three sets (``configurations``: quick, default, thorough), of two kinds:
 
 * small scope: scaled-down limits, explored until no new state appears. With
   the canonical form below the state space is finite, so reaching the fixpoint
@@ -16,13 +16,30 @@ Two modes (``configurations``):
   every trace of at most that many events; once with the whole alphabet and
   once deeper with the few events that move the run-wide counters.
 
-Cost: ``Monitor.step`` (seven copies, twelve checks) is most of each edge, so
-the search saves states, not steps: the canonical form (``encode``) merges
-mirror images and forgets what can no longer matter (the memories of copies
-stopped for good, the counters of every stopped copy once the reference has
-stopped, see ``_reference_settled``); B13, a property of a state rather than
-of a step, is checked once per distinct state of ``P`` (``Expander.probe``);
-and the default set splits each level between two forked processes.
+Cost. ``python -m properties.budget.explorer --profile default`` under
+cProfile (small c1 t3, before this design) spent its time in
+``Monitor.step`` (7 copies cloned, stepped and snapshotted per edge, then
+12 checks), ``encode`` and ``clone``. So the search now saves work at every
+level:
+
+* states: the canonical form (``canonical``) merges mirror images (the two
+  lanes, the two refusal kinds) and forgets what can no longer matter (the
+  memories of copies stopped for good, the counters of every stopped copy
+  once the reference has stopped, see ``_settled``);
+* copies: a state is a tuple of named per-copy keys (``CopyKey``); a copy's
+  next state depends only on its own state and the event, so each copy key
+  is stepped with each event once, by the real ``guard`` or ``reference``
+  code, and the move reused wherever that copy key meets that event again
+  (``Expander._moves``; without eviction the memory of call ids is one bit
+  of the move, ``Expander._moves_unordered``);
+* steps: every edge is judged by the catalogue's predicates through the
+  monitor's own history update and coverage counts (``Expander.judge``, held
+  equal to ``Monitor.step`` by a unit test), and a step equal to one judged
+  before (same event, history and snapshots) is counted, not evaluated again
+  (``_Verdict``), as B13, a property of a state rather than of a step, is
+  checked once per distinct state of ``P`` (``Expander.probe``);
+* cores: the default and thorough sets split each level between this
+  process and a forked one.
 
 Why each search terminates (correct budgets; a broken one may not, hence the
 ``MAX_STATES`` safety net, which reports the configuration incomplete):
@@ -73,9 +90,11 @@ from reference.budget import ReferenceBudget
 
 
 #: A broken budget may have an infinite state space; past this many states a run stops, incomplete.
-#: The default set's largest scope has under 30,000 states, the quick set's under 3,000.
+#: The default set's largest configuration has under 50,000 states, the quick set's under 3,000.
 MAX_STATES = 100_000
 QUICK_MAX_STATES = 20_000
+#: The thorough set's real-limits search to depth 10 reaches about half a million states.
+THOROUGH_MAX_STATES = 3_000_000
 _TRACE_LEVELS = False
 
 LANES = ("workspace", "extension")
@@ -130,33 +149,59 @@ def _scope(name: str, spec: Limits, **options: Any) -> Config:
     return Config(name, production, None, spec, **options)
 
 
-def configurations(quick: bool) -> list[Config]:
-    """The explorations of one run. ``quick`` is the set the unit tests and mutation runs use (a few seconds).
+MODES = ("quick", "default", "thorough")
+
+
+def configurations(mode: bool | str) -> list[Config]:
+    """The explorations of one run: ``"quick"`` (or True), ``"default"`` (or False) or ``"thorough"``.
+
+    ``quick`` is the set the unit tests and mutation runs use (a few seconds);
+    ``default`` the one a reviewer's ``python -m properties`` runs (its share
+    of the 60 s run is about 25 s on two quiet cores); ``thorough`` the one
+    ``--profile thorough`` runs (about 10 minutes).
 
     Small scopes keep corrected attempts at 2 (the two-per-run rule needs two)
     and a seen-calls cap of 1, so that eviction and the re-observation of an
-    evicted id are part of every proof. The consecutive-3/total-5 scope leaves
-    out the other fingerprints (B, and A with reordered keys): identical-success
-    accounting is a rule the seeds do not touch, proved with them in the
-    smaller scopes and checked at the real limits, while that scope is about the
-    fuses and the total cap, where they would triple the states.
+    evicted id are part of every proof. The scopes from consecutive 3/total 5
+    up leave out the other fingerprints (B, and A with reordered keys):
+    identical-success accounting is a rule the seeds do not touch, proved with
+    them in the smaller scopes and checked at the real limits, while those
+    scopes are about the fuses and the total cap, where they would triple the
+    states. Consecutive 4 is the real fuse: with total 6 it leaves room for a
+    trip at the fuse, an admitted remedy and its failure, and a wait that lands
+    with it, all below the total cap.
     """
+    mode = "quick" if mode is True else "default" if mode is False else mode
+    if mode not in MODES:
+        raise ValueError(f"explorer mode must be one of {MODES}, not {mode!r}")
     tiny = [
         _scope("small c1 t2", _small(1, 2, 1, 1, 1, 1, 1)),
         _scope("small c2 t2", _small(2, 2, 1, 1, 1, 1, 1)),
         # Total 3 leaves room for a third deferral, a second grant of a kind and a grant after a lane failure.
         _scope("small c1 t3", _small(1, 3, 1, 1, 1, 1, 1)),
     ]
-    if quick:
+    if mode == "quick":
         return tiny + [Config("real limits", Limits(), 4, SPEC_LIMITS)]
-    # A consecutive-2/total-3 scope (5,798 states, about 14 s) sits between c1 t3 and c3 t5 and adds
-    # nothing either misses; it is left out so the default run keeps its 60 s budget on two cores.
-    return tiny + [
+    fuses = [
         _scope("small c3 t5", _small(3, 5, 1, 1, 1, 1, 1), fingerprints=False),
-        Config("real limits", Limits(), 6, SPEC_LIMITS),
-        # Deep enough for the 9th round, the 13th empty lookup and the 12th failure at the real limits.
-        Config("real limits, counters", Limits(), 13, SPEC_LIMITS, alphabet="counters"),
+        _scope("small c4 t6", _small(4, 6, 1, 1, 1, 1, 1), fingerprints=False),
     ]
+    if mode == "default":
+        return tiny + fuses + [
+            Config("real limits", Limits(), 6, SPEC_LIMITS),
+            # Deep enough for the 9th round, the 13th empty lookup and the 12th failure at the real limits.
+            Config("real limits, counters", Limits(), 13, SPEC_LIMITS, alphabet="counters"),
+        ]
+    return tiny + fuses + [
+        # Two rounds and two free lookups: a round after a reset, the second free lookup and the first charged one.
+        _scope("small c4 t8 r2 f2", _small(4, 8, 2, 2, 1, 1, 1), fingerprints=False),
+        Config("real limits", Limits(), THOROUGH_DEPTH, SPEC_LIMITS),
+        Config("real limits, counters", Limits(), 16, SPEC_LIMITS, alphabet="counters"),
+    ]
+
+
+#: How deep ``--profile thorough`` searches the real limits with every event.
+THOROUGH_DEPTH = 10
 
 
 # -- the alphabet ----------------------------------------------------------------
@@ -800,9 +845,22 @@ class ExplorerResult:
             f"{'total':<20} {self.states:>9,} states {self.edges:>10,} edges  {self.seconds:.2f} s  "
             f"{self.states / self.seconds if self.seconds else 0:,.0f} states/s"
         )
+        lines.extend(self.proved())
         if self.counterexample is not None:
             lines.append(self.counterexample.render())
         return "\n".join(lines)
+
+    def proved(self) -> list[str]:
+        """What the run proves: the scopes explored to their fixpoint, and how deep the real limits were searched."""
+        complete = [row for row in self.rows if row.complete and row.violation is None]
+        lines = []
+        if complete:
+            largest = max(complete, key=lambda row: row.states)
+            lines.append(f"proved to the fixpoint: {', '.join(row.name for row in complete)}; largest {largest.name} ({largest.limits}), {largest.seconds:.1f} s")
+        for row in self.rows:
+            if row.max_depth is not None and row.finished and row.violation is None:
+                lines.append(f"searched {row.name} to depth {row.depth}: every trace of up to {row.depth} events")
+        return lines
 
 
 # -- the search ----------------------------------------------------------------------
@@ -857,6 +915,8 @@ class Move(NamedTuple):
     admitted: bool
     #: (copy name, before, after): the step's row for this copy.
     row: tuple
+    #: The same number for every move with the same snapshots, memory bit and admission (``Expander.pairs``).
+    pair: int
 
 
 _NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
@@ -872,6 +932,27 @@ def _representative(template: Result) -> Result:
     return found
 
 
+@attrs.define(slots=True)
+class _Verdict:
+    """What judging one step gave: the history after it, the invariants it exercised, the coverage it counted.
+
+    Every invariant of the catalogue is a predicate over the step (the event,
+    every copy's snapshot before and after it, which copies remembered the
+    call id, which admitted a remedy, and the monitor's history), and so are
+    the coverage counts and the history update; none reads a call id's name
+    or a copy's memories. So a step equal to one judged before has the same
+    verdict, and the search counts it (checked, exercised, covered) instead of
+    evaluating the same predicates on the same values again, as it checks B13
+    once per distinct state of P. A step that violates an invariant ends the
+    search when it is first met, so every stored verdict is a pass.
+    """
+
+    history: tuple
+    exercised: tuple[str, ...]
+    coverage: tuple[tuple[str, int], ...]
+    repeats: int = 0
+
+
 class Expander:
     """Expands states: every event of the alphabet through every copy, every edge judged by the catalogue.
 
@@ -885,9 +966,14 @@ class Expander:
     expanding a contiguous slice of every breadth-first level.
     """
 
-    def __init__(self, config: Config, canon: Canon) -> None:
+    def __init__(self, config: Config, canon: Canon, memo: bool = True) -> None:
         self.config = config
         self.canon = canon
+        #: Judge each distinct step once (see ``expand``); off, every edge is judged afresh.
+        self.memo = memo
+        #: (event, history, every copy's move pair) -> _Verdict, for the edges judged so far.
+        self.verdicts: dict[tuple, _Verdict] = {}
+        self.pairs: dict[tuple, int] = {}
         self.prototypes = _prototypes(config)
         self.appliers = [applier(name) for name in ALL_COPIES]
         self.snappers = [snap_reference] + [snap_production] * (len(ALL_COPIES) - 1)
@@ -955,7 +1041,8 @@ class Expander:
             if move is None:
                 if template is None:
                     template = decode_copy(self.prototypes[index], key)
-                move = known[id(event)] = self._step(index, template, event)
+                    before = self.snappers[index](template)
+                move = known[id(event)] = self._step(index, template, event, before)
             out.append(move)
         return tuple(out)
 
@@ -996,7 +1083,7 @@ class Expander:
                     )
                 if origin is not None:
                     template = _representative(template)
-                move = known[slot] = self._step(index, budget, template)
+                move = known[slot] = self._step(index, budget, template, self.snappers[index](budget))
             after = move.after
             if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
                 # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
@@ -1006,16 +1093,17 @@ class Expander:
             out.append(move._replace(after=after) if after != move.after else move)
         return tuple(out)
 
-    def _step(self, index: int, template: Any, event: Event) -> Move:
-        """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``), through the real code."""
+    def _step(self, index: int, template: Any, event: Event, before: Snap) -> Move:
+        """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``, snapshot ``before``)."""
         take = self.snappers[index]
         budget = clone(template)
-        before = take(budget)
         seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
         admitted = self.appliers[index](budget, event)
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         snapped = take(budget)
-        return Move(after, before, snapped, seen, admitted, (ALL_COPIES[index], before, snapped))
+        row = (ALL_COPIES[index], before, snapped)
+        pair = self.pairs.setdefault((row, seen, admitted), len(self.pairs))
+        return Move(after, before, snapped, seen, admitted, row, pair)
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1062,17 +1150,38 @@ class Expander:
         checked = tally.checked_steps
         checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
         found: list[Violation] = []
+        coverage = tally.coverage
+        counted = dict(coverage)
+        held = []
         for invariant_id, check, title in self.checks:
             exercised, problem = check(step)
             if exercised:
                 exercised_counts[invariant_id] += 1
+                held.append(invariant_id)
             if problem is not None:
                 found.append(Violation(invariant_id, index, problem, title))
         monitor._count_coverage(event, before, after, admitted)
         if found:
             tally.violations.extend(found)
         tally.steps += 1
-        return found, monitor.history()
+        history = monitor.history()
+        gained = tuple((name, count - counted.get(name, 0)) for name, count in coverage.items() if count != counted.get(name, 0))
+        return found, history, _Verdict(history, tuple(held), gained)
+
+    def _count_repeats(self) -> None:
+        """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
+        tally = self.tally
+        for verdict in self.verdicts.values():
+            repeats = verdict.repeats
+            if not repeats:
+                continue
+            verdict.repeats = 0
+            tally.steps += repeats
+            tally.checked_steps[self.check_ids] += repeats
+            for invariant_id in verdict.exercised:
+                tally.exercised[invariant_id] += repeats
+            for name, count in verdict.coverage:
+                tally.coverage[name] += count * repeats
 
     def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
         """Children new to this expander as (key index, event index, child); and the first violation, if any.
@@ -1086,17 +1195,22 @@ class Expander:
         canon = self.canon
         caches = self.moves
         judge = self.judge
+        verdicts = self.verdicts
+        memo = self.memo
         for position, key in enumerate(keys):
             events = _events_of(key, self.config)
             tag = id(events)
             rows = []
+            pair_rows = []
             for index, copy in enumerate(key.copies):
                 cache = caches[index]
                 found = cache.get((copy, tag))
                 if found is None:
-                    found = cache[(copy, tag)] = self._moves(index, copy, events)
-                rows.append(found)
-            history = key.history
+                    moves = self._moves(index, copy, events)
+                    found = cache[(copy, tag)] = (moves, tuple(move.pair for move in moves))
+                rows.append(found[0])
+                pair_rows.append(found[1])
+            state_history = history = key.history
             history = (
                 dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
                 dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
@@ -1105,10 +1219,20 @@ class Expander:
             # Every move of a copy starts from the same snapshot: the state's own.
             before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, rows)}
             fresh_ids = {name: not snap.terminal for name, snap in before.items()}
-            for number, (event, moves) in enumerate(zip(events, zip(*rows))):
-                violations, after_history = judge(event, moves, history, depth, before, fresh_ids)
-                if violations:
-                    return children, (position, number, violations, False)
+            for number, (event, moves, pairs) in enumerate(zip(events, zip(*rows), zip(*pair_rows))):
+                # A step is a pure function of the event, the history and each copy's snapshots (with
+                # its memory bit and admission): one judged already is judged again by counting it.
+                step_key = (id(event), state_history, pairs)
+                verdict = verdicts.get(step_key) if memo else None
+                if verdict is None:
+                    violations, after_history, verdict = judge(event, moves, history, depth, before, fresh_ids)
+                    if violations:
+                        return children, (position, number, violations, False)
+                    if memo:
+                        verdicts[step_key] = verdict
+                else:
+                    verdict.repeats += 1
+                    after_history = verdict.history
                 raw = (tuple([move.after for move in moves]), after_history)
                 # A raw child met before was canonicalized then: its canonical state is known already.
                 if raw in raw_seen:
@@ -1126,6 +1250,7 @@ class Expander:
 
     def counts(self) -> Tally:
         """Check counts of this expander: every edge, plus B13 once per probed state (no coverage counts)."""
+        self._count_repeats()
         out = Tally()
         out.add_checks(self.tally)
         out.exercised.update(self.tally.exercised)
@@ -1137,9 +1262,9 @@ class Expander:
         return out
 
 
-def _worker(connection: Any, config: Config, canon: Canon) -> None:
+def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
     """A forked expander: per level, receive (new states, my slice, depth), send back children and violation."""
-    expander = Expander(config, canon)
+    expander = Expander(config, canon, memo)
     expander.start()
     while True:
         message = connection.recv()
@@ -1161,14 +1286,14 @@ class _Pool:
     keeps its own caches (moves, B13 probes), warm from level to level.
     """
 
-    def __init__(self, config: Config, canon: Canon, workers: int, local: Expander) -> None:
+    def __init__(self, config: Config, canon: Canon, workers: int, local: Expander, memo: bool) -> None:
         context = multiprocessing.get_context("fork")
         self.local = local
         self.connections = []
         self.processes = []
         for _ in range(workers - 1):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(theirs, config, canon), daemon=True)
+            process = context.Process(target=_worker, args=(theirs, config, canon, memo), daemon=True)
             process.start()
             self.connections.append(mine)
             self.processes.append(process)
@@ -1202,7 +1327,7 @@ class _Pool:
 
 def explore(
     config: Config, tally: Tally, canon: Canon | None = None, max_states: int = MAX_STATES, workers: int = 1,
-    keep_states: bool = False,
+    keep_states: bool = False, memo: bool = True,
 ) -> ConfigResult:
     """Breadth-first search of ``config``; check counts go into ``tally``; stops at the first violation.
 
@@ -1212,10 +1337,10 @@ def explore(
     """
     started = time.perf_counter()
     canon = canon or _canon_for(config)
-    local = Expander(config, canon)
+    local = Expander(config, canon, memo)
     start, start_violations = local.start()
     parents: dict[tuple, tuple[tuple | None, Event | None]] = {start: (None, None)}
-    pool = _Pool(config, canon, workers, local) if workers > 1 else None
+    pool = _Pool(config, canon, workers, local, memo) if workers > 1 else None
     frontier = [start]
     depth = 0
     edges = 0
@@ -1285,16 +1410,28 @@ def _event_at(key: tuple, number: int, config: Config) -> Event:
     return _events_of(key, config)[number]
 
 
+def _mode(quick: bool | str) -> str:
+    return "quick" if quick is True else "default" if quick is False else quick
+
+
+#: The safety net per mode (see ``MAX_STATES``).
+MODE_MAX_STATES = {"quick": QUICK_MAX_STATES, "default": MAX_STATES, "thorough": THOROUGH_MAX_STATES}
+
+
 def run_explorer(
-    quick: bool, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
+    quick: bool | str, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
 ) -> ExplorerResult:
-    """Explore every configuration (stopping at the first violation) and merge the check counts into ``tally``."""
+    """Explore every configuration of a mode (``configurations``), stopping at the first violation.
+
+    The check counts are merged into ``tally``.
+    """
+    mode = _mode(quick)
     rows = []
     counterexample = None
-    # The quick set runs in process (unit tests, mutation runs); the default set splits each level over the cores.
-    workers = 1 if quick else max(1, min(2, os.cpu_count() or 1))
-    for config in configs if configs is not None else configurations(quick):
-        row = explore(config, tally, max_states=QUICK_MAX_STATES if quick else MAX_STATES, workers=workers)
+    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores.
+    workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
+    for config in configs if configs is not None else configurations(mode):
+        row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
         rows.append(row)
         if row.violation is not None:
             counterexample = record("explorer", row.path, config.oracle, row.violation, out_dir)
@@ -1305,13 +1442,17 @@ def run_explorer(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m properties.budget.explorer", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small set the unit tests use")
+    parser.add_argument(
+        "--profile", choices=("default", "thorough"), default="default",
+        help="thorough: the largest scopes (about 10 minutes on two cores)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="where a counterexample trace is saved")
     parser.add_argument("--levels", action="store_true", help="print the size of every breadth-first level")
     args = parser.parse_args(argv)
     global _TRACE_LEVELS
     _TRACE_LEVELS = args.levels
     tally = Tally()
-    result = run_explorer(args.quick, tally, args.out)
+    result = run_explorer("quick" if args.quick else args.profile, tally, args.out)
     print(result.render())
     for invariant in CATALOGUE:
         print(f"  {invariant.id:<4} {tally.status(invariant.id):<8} checked {tally.checked[invariant.id]:>10,}  exercised {tally.exercised[invariant.id]:>10,}")

@@ -141,6 +141,19 @@ def test_lane_mirror_images_are_one_state():
     assert encode(budgets, history, attrs.evolve(canon, symmetry=False)) != encode(mirror, history, attrs.evolve(canon, symmetry=False))
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_judging_each_distinct_step_once_counts_what_judging_every_edge_counts(workers):
+    """The verdict memo (``_Verdict``) changes no state, edge, check, exercise or coverage count."""
+    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3))
+    every, memo = Tally(), Tally()
+    plain = explore(scope, every, keep_states=True, memo=False, workers=workers)
+    fast = explore(scope, memo, keep_states=True, workers=workers)
+    assert (fast.states, fast.edges, fast.depth, fast.complete) == (plain.states, plain.edges, plain.depth, plain.complete)
+    assert fast.reached == plain.reached
+    assert (memo.checked, memo.exercised, memo.steps) == (every.checked, every.exercised, every.steps)
+    assert memo.steps == plain.edges
+
+
 def test_refusal_kind_images_are_one_state():
     """Seed 002 grants each kind once and never names one: a grant of either kind is the same state."""
     limits = Limits(consecutive_failures=1)
@@ -189,7 +202,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
         )
         for event, moves in zip(events, zip(*rows)):
             expander.tally = expander.edge_monitor.tally = Tally()
-            found, after_history = expander.judge(event, moves, dicts, 3, before, fresh)
+            found, after_history, _verdict = expander.judge(event, moves, dicts, 3, before, fresh)
             budgets = decode(state, prototypes)
             tally = Tally()
             monitor = Monitor(
