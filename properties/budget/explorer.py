@@ -80,7 +80,7 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties.budget.copies import ALL_COPIES, SPEC_LIMITS, applier, new_copies, reference_limits
+from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import (
@@ -895,13 +895,29 @@ def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -
     return events
 
 
+class Transition(NamedTuple):
+    """One budget's answer to one event from one key, as any copy with that key and those flags gets it."""
+
+    after: CopyKey
+    before_snap: Snap
+    after_snap: Snap
+    seen: bool
+    admitted: bool
+
+
+#: The seeds' flags a production copy may or may not receive (``properties.budget.copies.FEATURE_FLAGS``).
+#: (name, the value a copy that does not receive it is given).
+_SEED_FLAGS = (("correctable", False), ("corrected", False), ("correctable_refusal", None), ("empty_lookup", False))
+
+
 class Move(NamedTuple):
     """What one copy does on one event from one state: computed once by the real budget, then reused.
 
     A copy's next state depends only on its own state and the event (the
     copies share nothing, and ``Monitor.step`` delivers the event to each on
     its own), so the result of stepping a copy key with an event is a pure
-    function of the two, and it is cached per (copy, key, alphabet).
+    function of the two: it is cached per (copy, key, alphabet), made from a
+    ``Transition`` shared by every copy that receives the same flags.
     """
 
     #: The copy's raw key after the event (``raw_key``: ids not yet renamed).
@@ -997,10 +1013,19 @@ class Expander:
         self.probed: set[tuple] = set()
         #: Per copy: (copy key, alphabet) -> the moves of that copy for every event of the alphabet.
         self.moves: list[dict[tuple, tuple[Move, ...]]] = [{} for _ in ALL_COPIES]
-        #: Per copy, without eviction: copy key less its memory -> (template, id remembered) -> move.
-        self.bare_steps: list[dict[CopyKey, dict[tuple, Move]]] = [{} for _ in ALL_COPIES]
-        #: Per copy: copy key -> event (by identity; the alphabets live as long as the module) -> move.
-        self.steps: list[dict[CopyKey, dict[int, Move]]] = [{} for _ in ALL_COPIES]
+        #: Copies of one budget type and limits share their transitions: the group of each copy.
+        kinds = [(type(prototype), prototype.limits) for prototype in self.prototypes]
+        self.groups = [kinds.index(kind) for kind in kinds]
+        #: Per group, without eviction: copy key less its memory -> (template, id remembered, flags) -> transition.
+        self.bare_steps: list[dict[CopyKey, dict[tuple, Transition]]] = [{} for _ in ALL_COPIES]
+        #: Per group: copy key -> (event by identity, flags) -> transition (the alphabets live as long as the module).
+        self.steps: list[dict[CopyKey, dict[tuple, Transition]]] = [{} for _ in ALL_COPIES]
+        #: Per copy: event (by identity) -> its flags as that copy receives them.
+        self.masks: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: Per copy: alphabet (by identity) -> ``_plan``.
+        self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: (copy, transition) -> (the step's row for it, its pair number, the transition).
+        self.rows: dict[tuple[int, int], tuple] = {}
 
     def start(self) -> tuple[State, list[Violation]]:
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
@@ -1027,23 +1052,42 @@ class Expander:
         self.probe_monitor.index = index
         return self.probe_monitor.step(PROBE_EVENT)
 
+    def _mask(self, index: int, event: Event) -> tuple:
+        """The seeds' flags of ``event`` as the copy ``index`` receives them (``properties.budget.copies.applier``)."""
+        masks = self.masks[index]
+        found = masks.get(id(event))
+        if found is None:
+            flags = FEATURE_FLAGS.get(ALL_COPIES[index], frozenset())
+            found = masks[id(event)] = tuple(
+                getattr(event, name, default) if name in flags else default for name, default in _SEED_FLAGS
+            )
+        return found
+
     def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
-        """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept."""
+        """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept.
+
+        Copies of one budget type with the same limits (every production
+        copy) differ only in which of the seeds' flags they receive; the
+        same key receiving the same event with the same flags makes the same
+        move, so the transitions are shared between them (``_mask``).
+        """
         if not self.canon.ordered_ids:
             return self._moves_unordered(index, key, events)
-        known = self.steps[index].get(key)
+        group = self.groups[index]
+        known = self.steps[group].get(key)
         if known is None:
-            known = self.steps[index][key] = {}
+            known = self.steps[group][key] = {}
         out = []
         template = None
         for event in events:
-            move = known.get(id(event))
-            if move is None:
+            slot = (id(event), self._mask(index, event))
+            transition = known.get(slot)
+            if transition is None:
                 if template is None:
                     template = decode_copy(self.prototypes[index], key)
                     before = self.snappers[index](template)
-                move = known[id(event)] = self._step(index, template, event, before)
-            out.append(move)
+                transition = known[slot] = self._step(index, template, event, before)
+            out.append(self._move(index, transition, transition.after))
         return tuple(out)
 
     def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
@@ -1055,55 +1099,71 @@ class Expander:
         counters and success memory, remembering one id ``r`` when the
         event's id is remembered and none when it is fresh, through the real
         code; the copy's memory afterwards is its own plus the event's id if
-        the representative added ``r``.
+        the representative added ``r``. Transitions are shared between copies
+        as in ``_moves``.
         """
         bare = _with_seen(key, ())
-        known = self.bare_steps[index].get(bare)
+        group = self.groups[index]
+        known = self.bare_steps[group].get(bare)
         if known is None:
-            known = self.bare_steps[index][bare] = {}
+            known = self.bare_steps[group][bare] = {}
         memory = key.seen
         drop_dead = self.canon.drop_dead
         #: The representative budgets, made when first needed: remembering nothing, remembering r.
         bases: list[Any] = [None, None]
         out = []
-        for event in events:
-            origin = _ORIGIN.get(id(event))
-            if origin is None:
-                template, label, remembered = event, None, False
-            else:
-                template, label = origin
-                remembered = label in memory
-            slot = (id(template), remembered)
-            move = known.get(slot)
-            if move is None:
+        for event, template, label, representative, mask in self._plan(index, events):
+            remembered = label is not None and label in memory
+            slot = (template, remembered, mask)
+            transition = known.get(slot)
+            if transition is None:
                 budget = bases[remembered]
                 if budget is None:
                     budget = bases[remembered] = decode_copy(
                         self.prototypes[index], _with_seen(bare, (_REPRESENTATIVE,) if remembered else ()),
                     )
-                if origin is not None:
-                    template = _representative(template)
-                move = known[slot] = self._step(index, budget, template, self.snappers[index](budget))
-            after = move.after
+                transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+            after = transition.after
             if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
                 # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
                 # representative added r for it.
                 added = not remembered and _REPRESENTATIVE in after.seen
                 after = _with_seen(after, (label,) + memory if added else memory)
-            out.append(move._replace(after=after) if after != move.after else move)
+            out.append(self._move(index, transition, after))
         return tuple(out)
 
-    def _step(self, index: int, template: Any, event: Event, before: Snap) -> Move:
+    def _plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple, ...]:
+        """Per event of an alphabet: (event, its template's id, its id's label, the representative event, flags)."""
+        plans = self.plans[index]
+        found = plans.get(id(events))
+        if found is None:
+            rows = []
+            for event in events:
+                origin = _ORIGIN.get(id(event))
+                if origin is None:
+                    rows.append((event, id(event), None, event, self._mask(index, event)))
+                else:
+                    template, label = origin
+                    rows.append((event, id(template), label, _representative(template), self._mask(index, event)))
+            found = plans[id(events)] = tuple(rows)
+        return found
+
+    def _step(self, index: int, template: Any, event: Event, before: Snap) -> Transition:
         """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``, snapshot ``before``)."""
-        take = self.snappers[index]
         budget = clone(template)
         seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
         admitted = self.appliers[index](budget, event)
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
-        snapped = take(budget)
-        row = (ALL_COPIES[index], before, snapped)
-        pair = self.pairs.setdefault((row, seen, admitted), len(self.pairs))
-        return Move(after, before, snapped, seen, admitted, row, pair)
+        return Transition(after, before, self.snappers[index](budget), seen, admitted)
+
+    def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
+        known = self.rows.get((index, id(transition)))
+        if known is None:
+            row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
+            pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
+            # The transition is kept with its row, so that its id stays its own.
+            known = self.rows[(index, id(transition))] = (row, pair, transition)
+        return Move(after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1])
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],

@@ -144,7 +144,7 @@ def test_lane_mirror_images_are_one_state():
 @pytest.mark.parametrize("workers", [1, 2])
 def test_judging_each_distinct_step_once_counts_what_judging_every_edge_counts(workers):
     """The verdict memo (``_Verdict``) changes no state, edge, check, exercise or coverage count."""
-    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3))
+    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False)
     every, memo = Tally(), Tally()
     plain = explore(scope, every, keep_states=True, memo=False, workers=workers)
     fast = explore(scope, memo, keep_states=True, workers=workers)
@@ -173,7 +173,8 @@ def test_refusal_kind_images_are_one_state():
 
 @pytest.mark.parametrize("scope", [
     TINY,
-    attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3)),
+    # One fingerprint keeps Monitor.step on every edge of this scope affordable.
+    attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False),
     # Real limits to a depth below the seen-calls cap: ids unordered, moves made on representatives.
     Config("real limits to 3", Limits(), 3, explorer.SPEC_LIMITS),
 ])
