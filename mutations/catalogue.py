@@ -8,9 +8,9 @@ way. Edits are literal find/replace pairs, and each ``find`` must occur exactly
 once in its file: an entry whose text has drifted fails loudly instead of
 silently testing nothing.
 
-``level``: ``budget`` entries must also be killed by the property drivers
-alone (``python -m properties --mutants``); every entry must be killed by at
-least one pytest test.
+``level``: ``budget`` and ``hooks`` entries must also be killed by the
+property drivers alone (``python -m properties --mutants`` naming a B or H
+invariant); every entry must be killed by at least one pytest test.
 """
 
 from __future__ import annotations
@@ -446,6 +446,27 @@ HOOK_ENTRIES = [
         "hooks-command-from-result", "000", "the lookup command is read from the result instead of the call record",
         HOOK, HOOKS,
         _e("lookup_found_nothing(_command_of(bound.args),", 'lookup_found_nothing(details_of(inner).get("command"),'),
+    ),
+    _entry(
+        "hooks-no-forfeit", "002", "a forfeited answer turn (two model calls after the trip) leaves the correction pending",
+        HOOK, HOOKS,
+        _e("        if self.model_calls >= 2 and self.budget.pending_correction is not None:\n            self.budget.stop()\n", ""),
+    ),
+    _entry(
+        "hooks-classify-capped-copy", "001", "a capped copy without a record is classified from its stub instead of charged",
+        HOOK, HOOKS,
+        _e("        if source is receipt and is_capped(receipt):\n            return {\"failed\": True, \"allowances\": {}}\n", ""),
+    ),
+    _entry(
+        "hooks-count-nested", "001", "a nested Tool Search child's receipt is counted",
+        HOOK, HOOKS,
+        _e("        if is_nested(call_id):\n            return\n        record = self.pending.get(call_id)",
+           "        record = self.pending.get(call_id)"),
+    ),
+    _entry(
+        "hooks-no-instruction", "002", "a stopped run's first refused boundary shows the stop text instead of the finalization instruction",
+        HOOK, HOOKS,
+        _e("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""),
     ),
 ]
 

@@ -22,7 +22,7 @@ from typing import Callable
 import attrs
 
 from mutations import scratch
-from mutations.catalogue import BUDGET, CatalogueError, Entry
+from mutations.catalogue import BUDGET, HOOKS, CatalogueError, Entry
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -75,13 +75,13 @@ class CatalogueResult:
 
 def _judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
     problems = []
-    if entry.level == BUDGET:
+    if entry.level in (BUDGET, HOOKS):
         if scratch.properties_missing(properties):
             return PROPERTIES_MISSING, "python -m properties --mutants does not exist"
         if properties.exit_code is None:
             return TIMEOUT, f"property drivers timed out after {SUITE_TIMEOUT:.0f}s"
         if properties.exit_code == 0:
-            problems.append("the property drivers passed (budget entries must be killed by them alone)")
+            problems.append("the property drivers passed (budget and hook entries must be killed by them alone)")
         elif properties.killer is None:
             last = (properties.output_tail.splitlines() or [""])[-1]
             problems.append(f"the property drivers exited {properties.exit_code} without naming a violated invariant: {last}")
@@ -109,8 +109,8 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         except (CatalogueError, SyntaxError) as error:
             return EntryResult(entry, NOT_APPLIED, None, None, str(error), time.monotonic() - started, line)
         label = f"catalogue:{entry.id}"
-        # Only budget-level entries owe a kill to the property drivers, which exercise the budget alone.
-        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level == BUDGET else NOT_RUN
+        # Budget- and hook-level entries owe a kill to the property drivers (their subjects); classifiers have tables.
+        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in (BUDGET, HOOKS) else NOT_RUN
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         status, detail = _judge(entry, properties, tests)

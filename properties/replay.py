@@ -341,6 +341,11 @@ def load_traces(files: Sequence[str]) -> list[Trace]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--hooks" in argv:  # the same sessions through the hook path: properties/hooks/replay.py
+        from properties.hooks import replay as hooks
+
+        return hooks.main([arg for arg in argv if arg != "--hooks"])
     args = _parser().parse_args(argv)
     try:
         traces = load_traces(args.files)

@@ -1,23 +1,27 @@
-"""The verdict of one ``python -m properties`` run: console text, Markdown and JSON.
+"""The verdict of one ``python -m properties`` run over its subjects: console text, Markdown and JSON.
 
-One table invariant by invariant (id, seeds, status, checked, exercised),
-then the coverage counts against their minimums, then each driver's time,
-steps and throughput (and the explorer's states and edges per configuration).
-The JSON file carries the same numbers for tools; the Markdown file is what a
-reviewer pastes into a pull request.
+One table invariant by invariant over every subject that ran (subject, id,
+seeds, status, checked, exercised), then each subject's coverage counts
+against its minimums, then each driver's time, steps and throughput (and the
+explorer's states and edges per configuration). Catalogue and minimums come
+from the subjects (``properties.subject``); each subject keeps its own tally,
+so coverage names never mix between subjects. The JSON file carries the same
+numbers for tools; the Markdown file is what a reviewer pastes into a pull
+request.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import attrs
 
-from properties.budget.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS, Tally
+from properties.catalogue import Tally
+from properties.subject import Subject, all_invariants
 
-SCHEMA = "guard-properties-report/1"
+SCHEMA = "guard-properties-report/2"
 NUMERIC = {"checked", "exercised", "reached", "minimum", "value", "seconds", "steps", "traces", "steps/s", "states", "edges", "depth", "states/s"}
 
 
@@ -33,6 +37,7 @@ class DriverRow:
     details: dict[str, Any] = attrs.field(factory=dict)
     #: Per-configuration rows (the explorer): name, limits, states, edges, depth, complete, seconds.
     configurations: list[dict[str, Any]] = attrs.field(factory=list)
+    subject: str = "budget"
 
     @property
     def throughput(self) -> float:
@@ -45,36 +50,64 @@ class Verdict:
     reasons: list[str]
 
 
-def judge(tally: Tally, selected: Sequence[str], check_coverage: bool, driver_errors: Sequence[str] = ()) -> Verdict:
+def judge(
+    subjects: Sequence[Subject], tallies: Mapping[str, Tally], selected: Sequence[str], check_coverage: bool,
+    driver_errors: Sequence[str] = (),
+) -> Verdict:
     """Fail on any violation, any vacuous selected invariant, an unmet coverage minimum (when asked) or a driver error."""
     reasons = []
-    for invariant_id in selected:
-        status = tally.status(invariant_id)
-        if status != "held":
-            reasons.append(f"{invariant_id} {status}")
+    chosen = set(selected)
+    for subject in subjects:
+        tally = tallies.get(subject.name, Tally())
+        for invariant_id in subject.ids:
+            if invariant_id in chosen:
+                status = tally.status(invariant_id)
+                if status != "held":
+                    reasons.append(f"{invariant_id} {status}")
     if check_coverage:
-        for name, minimum in COVERAGE_MINIMUMS.items():
-            if tally.coverage[name] < minimum:
-                reasons.append(f"coverage: {name} {tally.coverage[name]} < {minimum}")
+        for subject in subjects:
+            tally = tallies.get(subject.name, Tally())
+            for name, minimum in subject.coverage_minimums.items():
+                if tally.coverage[name] < minimum:
+                    reasons.append(f"coverage: {subject.name} {name} {tally.coverage[name]} < {minimum}")
     reasons.extend(f"driver error: {error}" for error in driver_errors)
     return Verdict(ok=not reasons, reasons=reasons)
 
 
 def build(
-    *, seed: int, profile: str, mode: str, tally: Tally, selected: Sequence[str], drivers: Sequence[DriverRow],
-    verdict: Verdict, wall_seconds: float, check_coverage: bool, statistics: dict[str, int] | None = None,
-    counterexamples: Sequence[str] = (),
+    *, seed: int, profile: str, mode: str, subjects: Sequence[Subject], tallies: Mapping[str, Tally],
+    selected: Sequence[str], drivers: Sequence[DriverRow], verdict: Verdict, wall_seconds: float, check_coverage: bool,
+    statistics: dict[str, int] | None = None, counterexamples: Sequence[str] = (), selection: Sequence[str] = (),
+    coverage_note: str = "",
 ) -> dict[str, Any]:
-    """Everything the report shows, as plain data (the JSON file's content)."""
+    """Everything the report shows, as plain data (the JSON file's content).
+
+    ``selection``: the command-line options that chose subjects and invariants (repeated in the replay line);
+    ``coverage_note``: why coverage minimums are not required in this run, or "".
+    """
+    chosen = set(selected)
     invariants = []
-    for invariant in CATALOGUE:
-        row: dict[str, Any] = {"id": invariant.id, "title": invariant.title, "seeds": invariant.seeds}
-        if invariant.id in selected:
-            row.update(status=tally.status(invariant.id), checked=tally.checked[invariant.id], exercised=tally.exercised[invariant.id])
-        else:
-            row.update(status="not selected", checked=0, exercised=0)
-        row["violations"] = [str(v) for v in tally.violations if v.invariant == invariant.id][:3]
-        invariants.append(row)
+    coverage = []
+    summary = []
+    steps = traces = 0
+    for subject in subjects:
+        tally = tallies.get(subject.name, Tally())
+        steps += tally.steps
+        traces += tally.traces
+        summary.append({"subject": subject.name, "title": subject.title, "seeds": subject.seeds, "steps": tally.steps,
+                        "traces": tally.traces, "unit": subject.unit})
+        for invariant in subject.catalogue:
+            row: dict[str, Any] = {"subject": subject.name, "id": invariant.id, "title": invariant.title, "seeds": invariant.seeds}
+            if invariant.id in chosen:
+                row.update(status=tally.status(invariant.id), checked=tally.checked[invariant.id], exercised=tally.exercised[invariant.id])
+            else:
+                row.update(status="not selected", checked=0, exercised=0)
+            row["violations"] = [str(v) for v in tally.violations if v.invariant == invariant.id][:3]
+            invariants.append(row)
+        for name, minimum in subject.coverage_minimums.items():
+            count = tally.coverage[name]
+            coverage.append({"subject": subject.name, "name": name, "count": count, "minimum": minimum,
+                             "met": count >= minimum, "required": check_coverage})
     return {
         "schema": SCHEMA,
         "seed": seed,
@@ -83,22 +116,23 @@ def build(
         "ok": verdict.ok,
         "reasons": verdict.reasons,
         "wall_seconds": round(wall_seconds, 3),
-        "steps": tally.steps,
-        "traces": tally.traces,
+        "steps": steps,
+        "traces": traces,
+        "subjects": summary,
         "invariants": invariants,
-        "coverage": [
-            {"name": name, "count": tally.coverage[name], "minimum": minimum, "met": tally.coverage[name] >= minimum, "required": check_coverage}
-            for name, minimum in COVERAGE_MINIMUMS.items()
-        ],
+        "coverage": coverage,
         "statistics": dict(statistics or {}),
         "drivers": [
             {
-                "name": d.name, "status": d.status, "seconds": round(d.seconds, 3), "steps": d.steps, "traces": d.traces,
-                "steps_per_second": round(d.throughput, 1), "details": d.details, "configurations": d.configurations,
+                "subject": d.subject, "name": d.name, "status": d.status, "seconds": round(d.seconds, 3), "steps": d.steps,
+                "traces": d.traces, "steps_per_second": round(d.throughput, 1), "details": d.details,
+                "configurations": d.configurations,
             }
             for d in drivers
         ],
         "counterexamples": list(counterexamples),
+        "selection": list(selection),
+        "coverage_note": coverage_note,
     }
 
 
@@ -124,19 +158,25 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
             f"{data['steps']:,} steps, {data['traces']:,} traces, {data['wall_seconds']:.1f} s wall"
     lines.append(f"# {title}" if markdown else title)
     lines.append("")
+    lines.append(h("Subjects"))
+    rows = [(s["subject"], s["seeds"], f"{s['steps']:,}", f"{s['traces']:,}", s["unit"], s["title"]) for s in data["subjects"]]
+    lines.extend(_table(("subject", "seeds", "steps", "traces", "counted as", "what it judges"), rows, markdown))
+    lines.append("")
     lines.append(h("Invariants"))
     rows = [
-        (r["id"], r["seeds"], r["status"], f"{r['checked']:,}", f"{r['exercised']:,}", r["title"])
+        (r["subject"], r["id"], r["seeds"], r["status"], f"{r['checked']:,}", f"{r['exercised']:,}", r["title"])
         for r in data["invariants"]
     ]
-    lines.extend(_table(("id", "seeds", "status", "checked", "exercised", "statement"), rows, markdown))
+    lines.extend(_table(("subject", "id", "seeds", "status", "checked", "exercised", "statement"), rows, markdown))
     for r in data["invariants"]:
         for text in r["violations"]:
             lines.append(f"VIOLATED {r['id']} {text}")
     lines.append("")
-    lines.append(h("Coverage (minimums for the default run)" + ("" if data["coverage"] and data["coverage"][0]["required"] else "; not required in this mode")))
-    rows = [(c["name"], f"{c['count']:,}", c["minimum"], "met" if c["met"] else "UNMET") for c in data["coverage"]]
-    lines.extend(_table(("count", "reached", "minimum", ""), rows, markdown))
+    note = data.get("coverage_note") or "not required in this mode"
+    required = bool(data["coverage"]) and data["coverage"][0]["required"]
+    lines.append(h("Coverage (minimums for the default run)" + ("" if required else f"; {note}")))
+    rows = [(c["subject"], c["name"], f"{c['count']:,}", c["minimum"], "met" if c["met"] else "UNMET") for c in data["coverage"]]
+    lines.extend(_table(("subject", "count", "reached", "minimum", ""), rows, markdown))
     if data["statistics"]:
         lines.append("")
         lines.append(h("Bulk statistics (as the seeds reported them)"))
@@ -144,11 +184,11 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
     lines.append("")
     lines.append(h("Drivers"))
     rows = [
-        (d["name"], d["status"], f"{d['seconds']:.2f}", f"{d['steps']:,}", f"{d['traces']:,}", f"{d['steps_per_second']:,.0f}",
+        (d["subject"], d["name"], d["status"], f"{d['seconds']:.2f}", f"{d['steps']:,}", f"{d['traces']:,}", f"{d['steps_per_second']:,.0f}",
          ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in d["details"].items()))
         for d in data["drivers"]
     ]
-    lines.extend(_table(("driver", "status", "seconds", "steps", "traces", "steps/s", "details"), rows, markdown))
+    lines.extend(_table(("subject", "driver", "status", "seconds", "steps", "traces", "steps/s", "details"), rows, markdown))
     configs = [(d["name"], c) for d in data["drivers"] for c in d["configurations"]]
     if configs:
         lines.append("")
@@ -166,7 +206,11 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
         lines.append("verdict: PASS")
     else:
         lines.append("verdict: FAIL (" + "; ".join(data["reasons"]) + ")")
-    lines.append(f"replay this run: python -m properties --seed {data['seed']} --profile {data['profile']}" + ("" if data["mode"] == "default" else f" --{data['mode']}"))
+    lines.append(
+        f"replay this run: python -m properties --seed {data['seed']} --profile {data['profile']}"
+        + ("" if data["mode"] == "default" else f" --{data['mode']}")
+        + "".join(f" {part}" for part in data.get("selection", ()))
+    )
     return "\n".join(lines)
 
 
@@ -180,4 +224,4 @@ def write(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
 
 
 def statement(invariant_id: str) -> str:
-    return BY_ID[invariant_id].statement
+    return all_invariants()[invariant_id].statement

@@ -54,6 +54,14 @@ class DriverRequest:
     out: Path = Path("counterexamples")
     #: Stop at the first violation (``--mutants``).
     stop_at_first: bool = False
+    #: This request is piece ``part`` of ``parts`` of one driver's work (a driver with ``Driver.parts`` > 1
+    #: in a default run): the pieces split the work deterministically and their results add up.
+    part: int = 0
+    parts: int = 1
+    #: A time budget in seconds for a driver that takes one (the budget's explorer), or None for its default.
+    seconds: "float | None" = None
+    #: The names of the subject's drivers that run in this run (a driver may size itself by its company).
+    company: tuple[str, ...] = ()
 
 
 @attrs.define
@@ -69,6 +77,15 @@ class DriverResult:
     error: str = ""
     #: A driver that ran out of its time budget: fails a default run (no proof is no pass).
     incomplete: str = ""
+    #: The report row's status ("ran", "crashed", "cut off after ...").
+    status: str = "ran"
+    #: Per-configuration rows (the explorer): name, limits, states, edges, depth, complete, seconds.
+    configurations: list[dict[str, Any]] = attrs.field(factory=list)
+    #: Statistics the seeds reported for their own tests (summed over drivers of a subject).
+    statistics: dict[str, int] = attrs.field(factory=dict)
+    #: A counterexample the driver rendered and saved itself (the explorer), as (text, path); else "".
+    counterexample_text: str = ""
+    counterexample_path: str = ""
 
 
 @attrs.frozen
@@ -77,6 +94,10 @@ class Driver:
     run: Callable[[DriverRequest], DriverResult]
     #: Rough cost rank: cheaper drivers run first under ``--mutants``.
     cost: int = 1
+    #: How many pieces a default run splits this driver into (one worker each); 1: not split.
+    parts: int = 1
+    #: Runs in the main process, never in a worker (the explorer forks its own child per configuration).
+    main_process: bool = False
 
 
 @attrs.frozen
@@ -95,6 +116,13 @@ class Subject:
     #: catalogue and fails (AssertionError naming the invariant id) at the first violation; what
     #: ``tests/fuzz`` exposes to HypoFuzz. None when the subject has no state machine yet.
     state_machine: "Callable[[], type] | None" = None
+    #: ``counterexample(driver, events, violation)`` -> (printed text, saved path or ""): how a failure of
+    #: this subject is shown and kept. None: the violation line alone.
+    counterexample: "Callable[[str, list[Any], Violation], tuple[str, str]] | None" = None
+    #: ``preamble()`` -> a line printed before the run (e.g. limits that differ from the spec), or "".
+    preamble: "Callable[[], str] | None" = None
+    #: What one trace of this subject is called in the report ("traces", "sequences").
+    unit: str = "traces"
 
     @property
     def ids(self) -> tuple[str, ...]:

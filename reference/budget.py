@@ -3,7 +3,8 @@
 This module is the oracle. It restates ``shared/spec/budget.md`` ("Reference
 budget") and nothing more: no deferral, no refusal remedy, no free lookups.
 It imports nothing from ``guard`` so that a bug copied into the production
-budget cannot hide here too. Its SHA-256 is pinned in ``reference/PIN``.
+budget cannot hide here too. Its SHA-256 is pinned in ``tests/reference_pin.json``
+(re-pinned only through ``nox -s adopt-reference``).
 """
 
 from __future__ import annotations

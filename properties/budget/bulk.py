@@ -47,10 +47,9 @@ import numpy as np
 from properties.budget.copies import SPEC_LIMITS, applier, default_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import Tally, Violation, new_monitor
+from properties.names import LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
-KINDS = ("playground-first-write", "playground-project-path")
-LANE_VALUES: tuple[Any, ...] = (None, "workspace", "extension", "fake-lane", 7)
 TOOLS = ("read", "exec", "write", "tool_search", "tool_describe", "pixel_ods_skill")
 #: A small palette so that identical successes recur; pairs differ only in key order, or only in params.
 PARAMS: tuple[Any, ...] = (
@@ -158,48 +157,51 @@ def _generic(rng: np.random.Generator, count: int, length: int, mix: Mix, family
         lane: Any = None
         fresh = 0
         for s in range(length):
-            r = rows[s]
-            if failed_last and r[13] < w["first_call_after_fail"]:
-                events.append(REMEDY if r[12] < w["remedy"] else NO_REMEDY)
+            # One uniform roll per decision of this step, by what it decides (the columns of ``u``).
+            (kind_roll, fail_roll, lane_roll, bad_id_roll, duplicate_roll, correctable_roll, corrected_roll,
+             refusal_roll, lookup_roll, discovery_roll, pending_roll, palette_roll, remedy_roll, after_fail_roll) = rows[s]
+            if failed_last and after_fail_roll < w["first_call_after_fail"]:
+                events.append(REMEDY if remedy_roll < w["remedy"] else NO_REMEDY)
                 failed_last = False
                 continue
-            if r[0] < w["round"]:
+            if kind_roll < w["round"]:
                 events.append(ROUND)
                 continue
-            if r[0] < w["round"] + w["first_call"]:
-                events.append(REMEDY if r[12] < w["remedy"] else NO_REMEDY)
+            if kind_roll < w["round"] + w["first_call"]:
+                events.append(REMEDY if remedy_roll < w["remedy"] else NO_REMEDY)
                 continue
-            if r[0] < w["round"] + w["first_call"] + w["stop"]:
+            if kind_roll < w["round"] + w["first_call"] + w["stop"]:
                 events.append(STOP)
                 continue
-            failed = r[1] < (w["fail_after_fail"] if failed_last else w["fail_after_ok"])
-            if r[2] >= w["sticky_lane"] or s == 0:
+            failed = fail_roll < (w["fail_after_fail"] if failed_last else w["fail_after_ok"])
+            if lane_roll >= w["sticky_lane"] or s == 0:
                 lane = LANE_VALUES[lanes[s]]
-            if r[3] < w["bad_id"]:
+            if bad_id_roll < w["bad_id"]:
                 call_id: Any = BAD_IDS[bads[s]]
-            elif r[4] < w["duplicate"] and fresh:
+            elif duplicate_roll < w["duplicate"] and fresh:
                 call_id = f"c{max(0, fresh - backs[s])}"
             else:
                 call_id = f"c{fresh}"
                 fresh += 1
             if failed:
-                refusal = KINDS[kinds[s]] if r[7] < w["refusal"] else None
+                refusal = KINDS[kinds[s]] if refusal_roll < w["refusal"] else None
                 events.append(Result(
                     call_id, TOOLS[tools[s]], PARAMS[palette[s]], True,
-                    lane=lane, correctable=r[5] < w["correctable"],
+                    lane=lane, correctable=correctable_roll < w["correctable"],
                     # A stray corrected flag on a failure must change nothing.
-                    corrected=r[6] < w["corrected"] * 0.1,
-                    correctable_refusal=refusal, empty_lookup=r[8] < w["empty_lookup"],
+                    corrected=corrected_roll < w["corrected"] * 0.1,
+                    correctable_refusal=refusal, empty_lookup=lookup_roll < w["empty_lookup"],
                 ))
             else:
-                discovery = r[9] < w["discovery"]
-                tool = TOOLS[discovery_tools[s]] if discovery and r[10] < 0.5 else TOOLS[tools[s]]
-                params = PARAMS[palette[s]] if r[11] < w["palette"] else {"n": fresh, "t": t}
+                discovery = discovery_roll < w["discovery"]
+                # The same roll picks a discovery tool's name and whether the success is a running process.
+                tool = TOOLS[discovery_tools[s]] if discovery and pending_roll < 0.5 else TOOLS[tools[s]]
+                params = PARAMS[palette[s]] if palette_roll < w["palette"] else {"n": fresh, "t": t}
                 events.append(Result(
-                    call_id, tool, params, False, pending=r[10] < w["pending"],
+                    call_id, tool, params, False, pending=pending_roll < w["pending"],
                     discovery=discovery and tool in ("read", "exec", "write"), lane=lane,
-                    correctable=r[5] < w["correctable"] * 0.1, corrected=r[6] < w["corrected"],
-                    empty_lookup=r[8] < w["empty_lookup"] * 0.1,
+                    correctable=correctable_roll < w["correctable"] * 0.1, corrected=corrected_roll < w["corrected"],
+                    empty_lookup=lookup_roll < w["empty_lookup"] * 0.1,
                 ))
             failed_last = failed
         yield events
@@ -291,13 +293,13 @@ def _memory(rng: np.random.Generator, count: int, length: int) -> Iterator[list[
         for s in range(length):
             if len(events) >= length:
                 break
-            r = u[t][s]
-            if r[0] < 0.2 and since_progress < 6:
+            round_roll, return_id_roll, failure_roll, return_print_roll = u[t][s]
+            if round_roll < 0.2 and since_progress < 6:
                 events.append(ROUND)
                 since_progress += 1
                 continue
             since_progress = 0
-            if r[1] < 0.15 and len(ids) > seen_cap + 4:
+            if return_id_roll < 0.15 and len(ids) > seen_cap + 4:
                 back = id_back[t][s]
                 call_id = ids[-back]
                 if back - 1 >= seen_cap:
@@ -305,14 +307,14 @@ def _memory(rng: np.random.Generator, count: int, length: int) -> Iterator[list[
                     ids.remove(call_id)
                     ids.append(call_id)
                 events.append(ROUND)
-                if r[2] < 0.4 and failures < 9:
+                if failure_roll < 0.4 and failures < 9:
                     events.append(Result(call_id, "exec", None, True))
                     failures += 1
                     succeed_twice(fresh_id())
                 else:
                     succeed_twice(call_id)
                 continue
-            if r[3] < 0.2 and len(prints) > success_cap + 4:
+            if return_print_roll < 0.2 and len(prints) > success_cap + 4:
                 back = print_back[t][s]
                 params = prints[-back]
                 if back - 1 >= success_cap:
@@ -339,25 +341,24 @@ def _cycles(rng: np.random.Generator, count: int, length: int) -> Iterator[list[
         n = 0
         c = 0
         while len(events) < length:
-            r = u[t][c]
+            *early_rolls, refusal_roll, discovery_roll, resolve_roll = u[t][c]
             lane = LANE_VALUES[counters[t][c]]
-            for k in range(3):
-                events.append(Result(f"y{n}", "exec", None, True, lane=lane, correctable=r[k] < 0.3))
+            for early_roll in early_rolls:
+                events.append(Result(f"y{n}", "exec", None, True, lane=lane, correctable=early_roll < 0.3))
                 n += 1
-            refusal = KINDS[kinds[t][c]] if lane is None and r[3] < 0.3 else None
+            refusal = KINDS[kinds[t][c]] if lane is None and refusal_roll < 0.3 else None
             events.append(Result(f"y{n}", "exec", None, True, lane=lane, correctable=True, correctable_refusal=refusal))
             n += 1
-            if r[4] < 0.1:
+            if discovery_roll < 0.1:
                 events.append(Result(f"y{n}", "tool_search", None, False, lane=lane))
                 n += 1
-            if r[4] < 0.1:
                 events.append(ROUND)
             fix_lane = lane if lane is not None else LANE_VALUES[other[t][c]]
-            if r[5] < 0.72:
+            if resolve_roll < 0.72:
                 events.append(Result(f"y{n}", "inspect", {"c": c}, False, lane=fix_lane, corrected=True))
-            elif r[5] < 0.82:
+            elif resolve_roll < 0.82:
                 events.append(Result(f"y{n}", "inspect", {"c": c}, False, lane=LANE_VALUES[other[t][c]], corrected=True))
-            elif r[5] < 0.92:
+            elif resolve_roll < 0.92:
                 events.append(Result(f"y{n}", "read", {"c": c}, False, lane=fix_lane))
             else:
                 events.append(REMEDY if refusal else Result(f"y{n}", "exec", None, True, lane=fix_lane))
@@ -386,7 +387,8 @@ def _edges(rng: np.random.Generator, count: int, length: int) -> Iterator[list[E
             b = "extension" if a == "workspace" else "workspace"
             kind = KINDS[kind_pick[t][k]]
             other_kind = KINDS[1 - kind_pick[t][k]]
-            f = flip[t][k]
+            # The first roll also decides whether the scene ends with a success in its lane.
+            decline_roll, first_correctable_roll, second_correctable_roll, third_correctable_roll = flip[t][k]
             scene = scene_pick[t][k]
             if scene == 0:
                 # A waiting lane charge lands with a global refusal and exhausts the second lane: no grant.
@@ -401,18 +403,18 @@ def _edges(rng: np.random.Generator, count: int, length: int) -> Iterator[list[E
                 # Trip, decline, then a remedy: the declined first call spent the grant.
                 for _ in range(4):
                     fail(None, correctable_refusal=kind)
-                events.append(NO_REMEDY if f[0] < 0.8 else STOP)
+                events.append(NO_REMEDY if decline_roll < 0.8 else STOP)
                 events.append(REMEDY)
                 fail(None, correctable_refusal=other_kind)
                 events.append(REMEDY)
             elif scene == 2:
                 # Trip, admitted, then failures straight away: each stops the run at once.
                 for _ in range(4):
-                    fail(None, correctable=f[1] < 0.5, correctable_refusal=kind)
+                    fail(None, correctable=first_correctable_roll < 0.5, correctable_refusal=kind)
                 events.append(REMEDY)
-                fail(None, correctable=f[2] < 0.5, correctable_refusal=other_kind)
+                fail(None, correctable=second_correctable_roll < 0.5, correctable_refusal=other_kind)
                 events.append(REMEDY)
-                fail(None, correctable=f[3] < 0.5, correctable_refusal=kind)
+                fail(None, correctable=third_correctable_roll < 0.5, correctable_refusal=kind)
                 events.append(REMEDY)
             elif scene == 3:
                 # Stopped by another guard with a grant pending, then a remedy.
@@ -426,7 +428,7 @@ def _edges(rng: np.random.Generator, count: int, length: int) -> Iterator[list[E
                     fail(None, correctable_refusal=kind)
                 events.extend([ROUND] * 9)
                 events.append(REMEDY)
-            if f[0] < 0.5:
+            if decline_roll < 0.5:
                 events.append(Result(f"e{n}", "write", {"n": n}, False, lane=a))
                 n += 1
         yield events[:length]

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import attrs
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties.budget.events import Event, Result, Round, Stop
+from properties.budget.state import shared_view as _shared_view
 from reference.budget import ReferenceBudget, ReferenceLimits
 
 #: Which of the seeds' flags each production copy passes on.
@@ -73,31 +73,8 @@ def reference_limits(limits: Limits) -> ReferenceLimits:
     )
 
 
-@attrs.frozen
-class SharedView:
-    """Everything the two budgets share, for step-by-step comparison (B1)."""
-
-    terminal: bool
-    rounds: int
-    failures: int
-    consecutive: int
-    lane_failures: tuple[tuple[str, int], ...]
-    exhausted_lanes: frozenset[str]
-    seen_calls: tuple[str, ...]
-    successes: tuple[tuple[str, int], ...]
-
-
-def shared_view(budget: ReferenceBudget | RunProgressBudget) -> SharedView:
-    return SharedView(
-        terminal=budget.terminal,
-        rounds=budget.rounds,
-        failures=budget.failures,
-        consecutive=budget.consecutive,
-        lane_failures=tuple(sorted(budget.lane_failures.items())),
-        exhausted_lanes=frozenset(budget.exhausted_lanes),
-        seen_calls=tuple(budget.seen_calls),
-        successes=tuple(budget.successes.items()),
-    )
+#: What the reference and production share, for step-by-step comparison (B1): ``properties.budget.state``.
+shared_view = _shared_view
 
 
 def new_copies(limits: Limits | None = None) -> dict[str, Any]:

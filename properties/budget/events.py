@@ -11,6 +11,8 @@ from typing import Any, Union
 
 import attrs
 
+from properties.names import DISCOVERY_TOOLS
+
 
 @attrs.frozen
 class Round:
@@ -54,7 +56,7 @@ class Result:
     @property
     def neutral(self) -> bool:
         """A discovery success (duplicates are neutral too, but that depends on the budget's memory)."""
-        return not self.failed and (bool(self.discovery) or self.tool in ("tool_search", "tool_describe", "pixel_ods_skill"))
+        return not self.failed and (bool(self.discovery) or self.tool in DISCOVERY_TOOLS)
 
 
 Event = Union[Round, Stop, FirstCall, Result]

@@ -40,15 +40,13 @@ from guard.inspection import INSPECTION_TOOL, correctable_inspection_failure, pa
 from guard.outcome import failed_outcome
 from guard.playground import RoutingState, binds_new_project
 from properties.budget.events import Event, FirstCall, Result, Round
+from properties.names import FIRST_WRITE_KIND
 from properties.paths import fixtures_dir
 from properties.trace import Trace, TraceError
 
 WEBSITE_FILE = "inspection-budget-replay-round106-107.json"
 PHOTO_RENAMER_FILE = "photo-renamer-bfb62a2b.json"
 PHOTO_RENAMER_NAME = "photo-renamer-bfb62a2b"
-
-#: Seed 002: the kind the router's run-nothing-before-the-first-write refusal carries.
-FIRST_WRITE_KIND = "playground-first-write"
 
 #: Tools the first-write gate refuses (hooks.md).
 FIRST_WRITE_GATED = frozenset({"exec", "apply_patch"})

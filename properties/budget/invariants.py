@@ -15,7 +15,7 @@ a run is reported vacuous and fails the run.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import attrs
 
@@ -24,83 +24,11 @@ from guard.limits import Limits
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from reference.budget import DISCOVERY_TOOLS
-
-LANE_NAMES = ("workspace", "extension")
-
-
-# -- snapshots -----------------------------------------------------------
+from properties.budget.state import _NONE, Snap, same_counters, snap, snap_production, snap_reference  # noqa: F401
+from properties.names import DISCOVERY_TOOLS, LANE_NAMES
 
 
-class Snap(NamedTuple):
-    """One copy's observable state; the reference leaves the production-only fields at their defaults.
-
-    A named tuple rather than an attrs class, the project's usual record: a
-    driver takes seven snapshots per step and compares many, and building,
-    comparing and slicing a tuple happen in C (a few per cent of the bulk
-    driver's checked time in ``nox -s bench``, against an attrs record with
-    slots). It is immutable, compared and hashed field by field, as a frozen
-    attrs record would be.
-    """
-
-    terminal: bool
-    rounds: int
-    failures: int
-    consecutive: int
-    workspace: int
-    extension: int
-    exhausted: frozenset
-    deferred: str | None = None
-    deferrals_used: int = 0
-    correction: str | None = None
-    kinds: frozenset = frozenset()
-    free_used: int = 0
-
-    @property
-    def counters(self) -> tuple:
-        """What B1 compares: the stop, the exhausted lanes and every shared counter (the first seven fields)."""
-        return self[:7]
-
-    @property
-    def pending_correction(self) -> str | None:
-        return self.correction if self.terminal else None
-
-
-_NONE: frozenset = frozenset()
-_new_snap = tuple.__new__
-
-
-def snap(budget: Any) -> Snap:
-    """The snapshot of either budget."""
-    return snap_production(budget) if isinstance(budget, RunProgressBudget) else snap_reference(budget)
-
-
-def snap_production(budget: RunProgressBudget) -> Snap:
-    lanes = budget.lane_failures
-    exhausted = budget.exhausted_lanes
-    kinds = budget.corrected_kinds
-    return _new_snap(Snap, (
-        budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
-        budget.deferred, budget.deferrals_used, budget.correction,
-        frozenset(kinds) if kinds else _NONE, budget.free_lookups_used,
-    ))
-
-
-def snap_reference(budget: Any) -> Snap:
-    """The reference has none of the production-only fields: they keep their defaults."""
-    lanes = budget.lane_failures
-    exhausted = budget.exhausted_lanes
-    return _new_snap(Snap, (
-        budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
-        None, 0, None, _NONE, 0,
-    ))
-
-
-def same_counters(a: Snap, b: Snap) -> bool:
-    """``a.counters == b.counters``: the first seven fields, compared in C."""
-    return a[:7] == b[:7]
+# -- snapshots: ``properties.budget.state`` (the one view of a budget, for the monitors, replay and tests) --
 
 
 def lane_of(lane: Any) -> str | None:
@@ -348,8 +276,6 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
             charged = waiting in after.exhausted
         if forgive == charged:
             return True, f"{copy} {'charged' if charged else 'forgave'} a waiting {waiting} charge at {event!r}"
-        if forgive:
-            step.monitor.rescued(copy)
     return exercised, None
 
 
@@ -491,7 +417,7 @@ def b12_sticky_stops(step: Step) -> Outcome:
 #: Probe failures for B13: every lane (and none), correctable or not, empty lookup or not.
 PROBES = tuple(
     (lane, correctable, empty)
-    for lane in (None, "workspace", "extension")
+    for lane in (None, *LANE_NAMES)
     for correctable in (False, True)
     for empty in (False, True)
 )
@@ -697,10 +623,6 @@ class Monitor:
             self.lookups_only,
         )
 
-    def rescued(self, copy: str) -> None:
-        if copy == "P":
-            self.tally.coverage["rescues"] += 1
-
     # stepping -----------------------------------------------------------
 
     def _bind(self, budgets: dict[str, Any]) -> None:
@@ -831,6 +753,8 @@ class Monitor:
         p_before, p_after = before["P"], after["P"]
         if p_after.deferrals_used > p_before.deferrals_used:
             coverage["deferrals"] += 1
+        if _rescued(event, p_before, p_after, self.limits):
+            coverage["rescues"] += 1
         if admitted.get("P"):
             coverage["admissions"] += 1
         limits = self.limits
@@ -859,6 +783,22 @@ class Monitor:
         ):
             self.flags.add("total3")
             coverage["runs stopped by the total cap at consecutive 3"] += 1
+
+
+def _rescued(event: Event, before: Snap, after: Snap, limits: Limits) -> bool:
+    """P's waiting charge was forgiven at this step: a success took it away without charging it (B7's rescue).
+
+    Counted here, beside the checks and never by one (B7 only judges), so that
+    checking fewer invariants never changes a coverage count.
+    """
+    waiting = before.deferred
+    if waiting is None or before.terminal or after.deferred is not None:
+        return False
+    if not isinstance(event, Result) or event.failed:
+        return False
+    if waiting == GLOBAL:
+        return not (after.terminal and after.consecutive >= limits.consecutive_failures)
+    return waiting not in after.exhausted
 
 
 def new_monitor(limits: Limits, tally: Tally, budgets: dict[str, Any], **options: Any) -> Monitor:

@@ -15,18 +15,26 @@ Rules are chosen roughly uniformly, which starves deep states, so:
   fuse, up to 13 empty lookups, up to 9 idle rounds), so a 50-step example
   reaches the total cap, the 13th lookup and the rounds cap;
 * what an example reached is recorded with ``hypothesis.event()`` and counted
-  in the module-level ``TALLY`` (the coverage counts of ``invariants.md``).
+  per run (the coverage counts of ``invariants.md``).
 
 The copies use each budget's own defaults and the monitor judges against
 ``SPEC_LIMITS`` (see ``properties.budget.bulk``). ``run_stateful`` runs the machine
 programmatically with a seed (``@seed``) and a profile from
 ``properties.profiles``; the same seed replays the same examples.
+
+The machine keeps no module-level state: what one run accumulates (its
+tally, the examples that reached each coverage count, the last failure) and
+how it is configured (which invariants, which copies) live in a
+``MachineRun`` bound to a subclass made for that run (``machine_for``), so two
+runs in one process never share counts and a test plants a bug by passing
+``copies=``. ``standalone_machine()`` is the same machine for pytest and
+HypoFuzz: every invariant, the real copies.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 from hypothesis import HealthCheck, Phase, event, settings, strategies as st
@@ -34,33 +42,59 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
-from properties.budget.bulk import BAD_IDS, KINDS, LANE_VALUES, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
+from properties.budget.bulk import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
 from properties.budget.events import Event, Result
 from properties.budget.invariants import Monitor, Tally, Violation, new_monitor
+from properties.names import LANE_NAMES, LANE_VALUES, REFUSAL_KINDS as KINDS
 
-#: Everything the machine checked since the last ``reset()``; the CLI merges it into the run's total.
-TALLY = Tally()
-#: The events and violation of the last failing example (after shrinking: the minimal one).
-LAST_FAILURE: "list[Any]" = []
-#: Invariant ids to check (None: all); set by ``run_stateful``.
-_ONLY: "tuple[Any, ...] | None" = None
-#: Makes the copies of each trace; tests replace it to plant a bug and see the machine find it.
-COPIES = default_copies
-#: Per-example flags reached, counted once per example: name -> number of examples.
-REACHED: dict[str, int] = {}
+
+@attrs.define
+class MachineRun:
+    """What one run of the machine accumulates, and how it is configured."""
+
+    tally: Tally = attrs.field(factory=Tally)
+    #: Invariants to check (None: the whole catalogue).
+    only: "tuple[Any, ...] | None" = None
+    #: Makes the copies of each trace; a test passes a planted one to see the machine find its bug.
+    copies: Callable[[], dict[str, Any]] = default_copies
+    #: Per-example flags reached, counted once per example: name -> number of examples.
+    reached: dict[str, int] = attrs.field(factory=dict)
+    #: (events, violation) of the last failing example (after shrinking: the minimal one), or None.
+    failure: "tuple[list[Event], Violation] | None" = None
+
 
 P = st.integers(0, 99)
 
 
-def reset() -> None:
-    global TALLY
-    TALLY = Tally()
-    LAST_FAILURE.clear()
-    REACHED.clear()
+@attrs.frozen
+class Draw:
+    """The percentiles one ``result`` rule draws, by what each decides (compared with the example's weights)."""
+
+    fail: int
+    lane: int
+    sticky_lane: int
+    correctable: int
+    corrected: int
+    refusal: int
+    empty_lookup: int
+    palette: int
+    #: A success's shape: below 8 pending, 92 and above discovery.
+    shape: int
+
+
+DRAWS = st.builds(
+    Draw, fail=P, lane=P, sticky_lane=P, correctable=P, corrected=P, refusal=P, empty_lookup=P, palette=P, shape=P,
+)
 
 
 class BudgetMachine(RuleBasedStateMachine):
-    """All copies, one trace, one monitor; rules weighted per example (swarm testing)."""
+    """All copies, one trace, one monitor; rules weighted per example (swarm testing).
+
+    Run it through a subclass from ``machine_for`` (or ``standalone_machine``), which binds the run's
+    ``MachineRun``; the base class has none.
+    """
+
+    run: "MachineRun | None" = None
 
     @initialize(
         fail=st.sampled_from((20, 50, 70, 90)),
@@ -81,11 +115,12 @@ class BudgetMachine(RuleBasedStateMachine):
 
     def _new_trace(self) -> None:
         """A fresh run for every copy. An example starts one whenever the last has stopped for good."""
-        self.budgets = COPIES()
+        run = self.run
+        self.budgets = run.copies()
         options: dict[str, Any] = {}
-        if _ONLY is not None:
-            options["invariants"] = _ONLY
-        self.monitor: Monitor = new_monitor(SPEC_LIMITS, TALLY, self.budgets, **options)
+        if run.only is not None:
+            options["invariants"] = run.only
+        self.monitor: Monitor = new_monitor(SPEC_LIMITS, run.tally, self.budgets, **options)
         self.events: list[Event] = []
         self.reached: set[str] = set()
         self.tail = 0
@@ -94,15 +129,17 @@ class BudgetMachine(RuleBasedStateMachine):
 
     def _step(self, item: Event) -> None:
         self.events.append(item)
-        before = dict(TALLY.coverage)
+        run = self.run
+        coverage = run.tally.coverage
+        before = dict(coverage)
         found = self.monitor.step(item)
-        for name, count in TALLY.coverage.items():
+        for name, count in coverage.items():
             if count != before.get(name, 0) and name not in self.reached:
                 self.reached.add(name)
-                REACHED[name] = REACHED.get(name, 0) + 1
+                run.reached[name] = run.reached.get(name, 0) + 1
                 event(f"reached: {name}")
         if found:
-            LAST_FAILURE[:] = [list(self.events), found[0]]
+            run.failure = (list(self.events), found[0])
             raise AssertionError("\n".join(f"VIOLATED {v.invariant} {v}" for v in found))
         if all(b.terminal and getattr(b, "correction", None) is None for b in self.budgets.values()):
             # Stopped for good: a few more receipts exercise stickiness (B12), then a new run keeps steps useful.
@@ -124,24 +161,24 @@ class BudgetMachine(RuleBasedStateMachine):
 
     # -- rules -----------------------------------------------------------------
 
-    @rule(r=st.tuples(P, P, P, P, P, P, P, P, P), kind=st.sampled_from(KINDS), params=st.integers(0, len(PARAMS) - 1))
-    def result(self, r: tuple[int, ...], kind: str, params: int) -> None:
+    @rule(r=DRAWS, kind=st.sampled_from(KINDS), params=st.integers(0, len(PARAMS) - 1))
+    def result(self, r: Draw, kind: str, params: int) -> None:
         """One receipt; failure, lane and flags follow this example's weights."""
         w = self.weights
-        failed = r[0] < w["fail"]
-        lane = self._lane(r[1], r[2])
+        failed = r.fail < w["fail"]
+        lane = self._lane(r.lane, r.sticky_lane)
         if failed:
             item = Result(
                 self._fresh(), "exec", PARAMS[params], True, lane=lane,
-                correctable=r[3] < w["correctable"], corrected=r[4] < 5,
-                correctable_refusal=kind if r[5] < w["refusal"] else None,
-                empty_lookup=r[6] < w["lookup"],
+                correctable=r.correctable < w["correctable"], corrected=r.corrected < 5,
+                correctable_refusal=kind if r.refusal < w["refusal"] else None,
+                empty_lookup=r.empty_lookup < w["lookup"],
             )
         else:
-            same = r[7] < w["palette"]
+            same = r.palette < w["palette"]
             item = Result(
                 self._fresh(), "read", PARAMS[params] if same else {"n": len(self.ids)}, False, lane=lane,
-                corrected=r[4] < w["corrected"], pending=r[8] < 8, discovery=r[8] >= 92,
+                corrected=r.corrected < w["corrected"], pending=r.shape < 8, discovery=r.shape >= 92,
             )
         self._step(item)
 
@@ -203,7 +240,7 @@ class BudgetMachine(RuleBasedStateMachine):
         """Plain failures on one counter until it stands one below its fuse, then one that would trip it."""
         budget = self.budgets["P"]
         fuse = SPEC_LIMITS.consecutive_failures
-        counter = lane if lane in ("workspace", "extension") else None
+        counter = lane if lane in LANE_NAMES else None
         count = budget.lane_failures[counter] if counter else budget.consecutive
         for _ in range(max(0, fuse - 1 - count)):
             self._step(Result(self._fresh(), "exec", None, True, lane=lane))
@@ -229,7 +266,7 @@ class BudgetMachine(RuleBasedStateMachine):
     def resolve_wait(self, pick: int, other: Any) -> None:
         """The result after a charge started waiting: mostly a passing correction in its lane."""
         waiting = self.budgets["P"].deferred
-        lane = waiting if waiting in ("workspace", "extension") else other
+        lane = waiting if waiting in LANE_NAMES else other
         if pick < 70:
             self._step(Result(self._fresh(), "inspect", {"n": len(self.ids)}, False, lane=lane, corrected=True))
         elif pick < 80:
@@ -261,14 +298,25 @@ class StatefulResult:
     reached: dict[str, int] = attrs.field(factory=dict)
 
 
+def machine_for(run: MachineRun) -> type:
+    """A subclass of ``BudgetMachine`` bound to ``run`` (what it checks, which copies, where it counts)."""
+    return type("BudgetMachine", (BudgetMachine,), {"run": run})
+
+
+def standalone_machine() -> type:
+    """The machine as a standalone test class (pytest, HypoFuzz): every invariant, the real copies.
+
+    A violation fails the example with an ``AssertionError`` whose lines read ``VIOLATED <id> ...``.
+    """
+    return machine_for(MachineRun())
+
+
 def run_stateful(
     seed: int, profile: str, tally: Tally, *, examples: int | None = None, steps_per_example: int = 50,
-    only: tuple[Any, ...] | None = None, shrink: bool = True,
+    only: tuple[Any, ...] | None = None, shrink: bool = True, copies: Callable[[], dict[str, Any]] | None = None,
 ) -> StatefulResult:
     """Run the machine with ``seed`` under ``profile``; merge what it checked into ``tally``."""
-    global _ONLY
-    reset()
-    _ONLY = only
+    run = MachineRun(only=only, copies=copies or default_copies)
     base = settings.get_profile(profile)
     chosen = settings(
         base,
@@ -282,26 +330,24 @@ def run_stateful(
         phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    machine = type("BudgetMachine", (BudgetMachine,), {})
+    machine = machine_for(run)
     hypothesis_seed(seed)(machine)
     result = StatefulResult(seed=seed, profile=profile, examples=chosen.max_examples)
     start = time.perf_counter()
     try:
         run_state_machine_as_test(machine, settings=chosen)
     except AssertionError as error:
-        if LAST_FAILURE:
-            result.failure = (LAST_FAILURE[0], LAST_FAILURE[1])
+        if run.failure is not None:
+            result.failure = run.failure
         else:
             result.error = str(error).splitlines()[0] if str(error) else type(error).__name__
     except Exception as error:  # a crash inside the subject is a finding too, not a harness error
         result.error = f"{type(error).__name__}: {error}"
-    finally:
-        _ONLY = None
     result.seconds = time.perf_counter() - start
-    result.steps = TALLY.steps
-    result.reached = dict(REACHED)
+    result.steps = run.tally.steps
+    result.reached = dict(run.reached)
     if result.failure is not None:
         # Shrinking replays many failing examples; the run reports the minimal one.
-        TALLY.violations[:] = [result.failure[1]]
-    tally.merge(TALLY)
+        run.tally.violations[:] = [result.failure[1]]
+    tally.merge(run.tally)
     return result

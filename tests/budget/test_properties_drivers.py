@@ -144,10 +144,9 @@ def test_stateful_runs_clean() -> None:
     assert tally.steps == result.steps > 100
 
 
-def test_stateful_finds_a_planted_rounds_cap_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stateful, "COPIES", planted_rounds_copies)
+def test_stateful_finds_a_planted_rounds_cap_bug() -> None:
     tally = Tally()
-    result = stateful.run_stateful(4, "mutants", tally, examples=100)
+    result = stateful.run_stateful(4, "mutants", tally, examples=100, copies=planted_rounds_copies)
     assert result.failure is not None, "the state machine missed a rounds cap one round late"
     events, violation = result.failure
     # The reference stops at the 9th round, production does not: B1 (P0 vs R) or B2/B10 must say so.
@@ -155,10 +154,9 @@ def test_stateful_finds_a_planted_rounds_cap_bug(monkeypatch: pytest.MonkeyPatch
     assert sum(1 for event in events if isinstance(event, Round)) >= 9
 
 
-def test_stateful_without_shrinking_still_reports_the_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stateful, "COPIES", planted_copies)
+def test_stateful_without_shrinking_still_reports_the_failure() -> None:
     tally = Tally()
-    result = stateful.run_stateful(4, "mutants", tally, examples=100, shrink=False)
+    result = stateful.run_stateful(4, "mutants", tally, examples=100, shrink=False, copies=planted_copies)
     assert result.failure is not None, "the state machine missed a total cap that stops one failure late"
     events, violation = result.failure
     assert violation.invariant in {"B1", "B2", "B4"}, str(violation)
@@ -241,3 +239,64 @@ def test_lookup_only_traces_stop_on_the_ninth_round() -> None:
     """B11's last clause needs traces of only empty lookups and rounds; the family must produce them."""
     for _family, events in bulk.traces_for(8, 300, ["lookup-only"]):
         assert all(isinstance(e, Round) or (isinstance(e, Result) and e.failed and e.empty_lookup) for e in events)
+
+
+# -- subjects, --only and pure checks ---------------------------------------------------------------
+
+
+def _run(tmp_path: Path, *args: str) -> dict[str, Any]:
+    code = main(["--traces", "150", "--drivers", "bulk,stateful", "--out", str(tmp_path), *args])
+    data = json.loads((tmp_path / "properties.json").read_text())
+    data["exit"] = code
+    return data
+
+
+def test_only_b1_passes_exactly_when_b1_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A default-mode run far too small for the coverage minimums still passes under --only B1: B1 held."""
+    data = _run(tmp_path / "clean", "--seed", "5", "--subject", "budget", "--only", "B1", "--drivers", "bulk")
+    assert data["exit"] == 0 and data["ok"], data["reasons"]
+    assert any(not c["met"] for c in data["coverage"]), "the run was meant to be too small for the minimums"
+    assert not any(c["required"] for c in data["coverage"])
+    # Plant a bug that breaks B1 (P0 stays open past the total cap while R stops): the same run fails on B1.
+    monkeypatch.setattr(bulk, "default_copies", planted_copies)
+    monkeypatch.chdir(tmp_path)
+    data = _run(tmp_path / "planted", "--seed", "5", "--subject", "budget", "--only", "B1", "--drivers", "bulk")
+    assert data["exit"] == 1 and data["reasons"] == ["B1 violated"], data["reasons"]
+
+
+def test_coverage_counts_do_not_depend_on_what_is_checked(tmp_path: Path) -> None:
+    """Checks are pure: checking only B1 counts the very same coverage (rescues included) as checking all."""
+    every = _run(tmp_path / "all", "--seed", "8", "--quick", "--subject", "budget")
+    only = _run(tmp_path / "only", "--seed", "8", "--quick", "--subject", "budget", "--only", "B1")
+    assert [(c["name"], c["count"]) for c in every["coverage"]] == [(c["name"], c["count"]) for c in only["coverage"]]
+    assert {c["name"]: c["count"] for c in every["coverage"]}["rescues"] > 0
+
+
+def test_the_report_holds_every_subject(tmp_path: Path) -> None:
+    data = _run(tmp_path, "--seed", "3", "--quick")
+    subjects = {row["subject"] for row in data["invariants"]}
+    assert {"budget", "hooks"} <= subjects
+    assert {row["id"] for row in data["invariants"] if row["subject"] == "budget"} == {inv.id for inv in CATALOGUE}
+    assert {c["subject"] for c in data["coverage"]} >= {"budget", "hooks"}
+    assert data["exit"] == 0, data["reasons"]
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--subject", "nowhere"], "nowhere"),
+    (["--subject", "budget", "--only", "H2"], "H2"),
+    (["--quick", "--mutants"], "--quick"),
+])
+def test_cli_subject_errors_are_one_line_and_exit_2(args: list[str], named: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and named in err[0]
+
+
+def test_the_stateful_driver_keeps_no_module_state() -> None:
+    """Two runs in one process neither share counts nor see each other's failures (no module-level tallies)."""
+    first, second = Tally(), Tally()
+    planted = stateful.run_stateful(4, "mutants", first, examples=100, shrink=False, copies=planted_copies)
+    clean = stateful.run_stateful(4, "mutants", second, examples=10)
+    assert planted.failure is not None and clean.failure is None and not second.violations
+    assert not [name for name in vars(stateful) if name.isupper() and isinstance(vars(stateful)[name], (list, dict, set, Tally))
+                and name not in ("PARAMS",)]

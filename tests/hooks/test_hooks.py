@@ -6,52 +6,44 @@ compared by identity of behaviour (the same text as the reference guard, the
 recorded heads of the fixture), not by copying constants.
 
 H1 order independence, H2 only bound outer calls get allowances, H3 the stop
-is the reference's whenever no allowance applied.
+is the reference's whenever no allowance applied, and H4-H10: the hook
+subject's monitor (``properties.hooks``) over its own seeded sequences, its
+state machine and hand sequences.
 """
 
 from __future__ import annotations
 
-import random
 import sys
 import types
 from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import settings
 
-from guard.budget import RunProgressBudget
 from guard.finalization import DELIVERED, IDLE, PENDING, UNAVAILABLE, Finalization
 from guard.hooks import Decision, ToolLoopGuard
-from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
+from guard.inspection import INSPECTION_TOOL
 from guard.playground import RoutingState
+from properties.catalogue import Tally
+from properties.hooks.deliver import SpyBudget, guard_state, memories
+from properties.hooks.events import HookSequence
+from properties.hooks.generate import Builder, sequences
+from properties.hooks.invariants import CATALOGUE, HookMonitor
+from properties.hooks.sequence_file import load as load_sequence, save as save_sequence
+from properties.hooks.shapes import (
+    INSPECT_ARGS, INCOMPLETE, INVALID, MEASURED, NO_MATCH, PASSED, PASSED_PAGE_ERRORS, RUN, SESSION, STOP_HEAD,
+    blocked, capped, envelope, exec_result, failure, inspection, ok,
+)
+from properties.hooks.stateful import standalone_machine as hook_machine
+from properties.names import FIRST_WRITE_KIND as FIRST_WRITE, PROJECT_PATH_KIND as PROJECT_PATH
+from properties.trace import TraceError
 
-RUN, SESSION = "run-1", "session-1"
-FIRST_WRITE = "playground-first-write"
-PROJECT_PATH = "playground-project-path"
 REMEDY_PATH = "Playground/photo-renamer/rename_photos.py"
 GATE_HEAD = "Not run: write the first project file before running commands"
-STOP_HEAD = "This response was stopped after repeated tool failures or attempts without progress."
 
 
-# -- a budget that remembers what the hooks told it -------------------------------------------
-
-
-@attrs.define(slots=False, eq=False)
-class SpyBudget(RunProgressBudget):
-    """The production budget, plus a log of every observe_result and every admission."""
-
-    log: list = attrs.field(factory=list)
-    admissions: int = 0
-
-    def observe_result(self, call_id, tool, params, failed, **flags):  # noqa: D401 - a spy
-        self.log.append((call_id, bool(failed), dict(flags)))
-        super().observe_result(call_id, tool, params, failed, **flags)
-
-    def correct_fuse(self, remedy):
-        reopened = super().correct_fuse(remedy)
-        self.admissions += reopened
-        return reopened
+# -- a budget that remembers what the hooks told it: ``properties.hooks.deliver.SpyBudget`` -------------
 
 
 def make_guard(playground: bool = False, **kwargs: Any) -> ToolLoopGuard:
@@ -60,55 +52,7 @@ def make_guard(playground: bool = False, **kwargs: Any) -> ToolLoopGuard:
     return ToolLoopGuard(run=RUN, session=SESSION, **kwargs)
 
 
-# -- receipts -----------------------------------------------------------------------------------
-
-
-def text(value: str) -> list:
-    return [{"type": "text", "text": value}]
-
-
-def inspection(status: str, error: bool = True, **details: Any) -> dict:
-    return {"isError": error, "content": text(f"inspection {status}"),
-            "details": {"schemaVersion": 1, "kind": INSPECTION_KIND, "status": status, **details}}
-
-
-INVALID = inspection("failed", errorCode="invalid_request")
-NO_MATCH = inspection("failed", blockedRequests=[], steps=[{"index": 0, "status": "failed", "errorCode": "no_match"}])
-MEASURED = inspection("failed", blockedRequests=[], steps=[{"index": 0, "status": "failed", "errorCode": "visibility_mismatch"}])
-INCOMPLETE = inspection("incomplete", errorCode="transition_untested")
-PASSED = inspection("passed", error=False, blockedRequests=[], steps=[{"index": 0, "status": "passed"}])
-PASSED_PAGE_ERRORS = inspection("passed", error=False, pageErrors=["boom"])
-INSPECT_ARGS = {"siteId": "site-1", "sha256": "a" * 64, "steps": [{"action": "assert-visible", "selector": "#x"}]}
-
-
-def envelope(inner: dict, error: bool = False) -> dict:
-    """A Tool Search envelope: the real tool's result inside ``details.result``."""
-    return {"isError": error, "content": inner.get("content", []), "details": {"result": inner}}
-
-
-def capped(result: dict) -> dict:
-    """What the host persists when the details are above 8 KiB."""
-    details = result.get("details", {})
-    stub = {"persistedDetailsTruncated": True, "originalDetailKeys": sorted(details)}
-    if "status" in details:
-        stub["status"] = details["status"]
-    return {"isError": result.get("isError", False), "content": result.get("content", []), "details": stub}
-
-
-def exec_result(code: int, output: str = "", **details: Any) -> dict:
-    return {"isError": False, "content": text(output), "details": {"status": "completed", "exitCode": code, **details}}
-
-
-def ok(output: str = "done") -> dict:
-    return {"content": text(output), "details": {"status": "completed"}}
-
-
-def failure(reason: str = "nope") -> dict:
-    return {"isError": True, "content": text(reason), "details": {"status": "error", "error": reason}}
-
-
-def blocked(reason: str | None) -> dict:
-    return {"isError": True, "content": text(reason or ""), "details": {"status": "blocked"}}
+# -- receipts: ``properties.hooks.shapes`` (one definition for the tests, the generators and the replay) ----
 
 
 # -- delivering one call through the hooks ------------------------------------------------------
@@ -165,14 +109,8 @@ def deliver(
 
 
 def snapshot(guard: ToolLoopGuard) -> tuple:
-    """Everything the budget and the phase machine hold, for step-by-step comparison."""
-    b = guard.budget
-    return (
-        b.terminal, b.rounds, b.failures, b.consecutive, tuple(sorted(b.lane_failures.items())),
-        frozenset(b.exhausted_lanes), tuple(b.seen_calls), tuple(b.successes.items()), b.deferred,
-        b.deferrals_used, b.correction, frozenset(b.corrected_kinds), b.free_lookups_used,
-        guard.finalization.phase, guard.aborted,
-    )
+    """Everything the budget and the phase machine hold: the harness's one view of a guard, plus the memories."""
+    return guard_state(guard), memories(guard)
 
 
 def persisted_text(message: Any) -> str:
@@ -229,7 +167,7 @@ class TestPhotoRenamerRemedy:
         assert guard.budget.pending_correction == FIRST_WRITE
         assert guard.finalization.phase == PENDING
         # The receipts were counted as failures carrying the kind, by exact call id.
-        kinds = {call_id: flags.get("correctable_refusal") for call_id, _, flags in guard.budget.log}
+        kinds = {call_id: flags.get("correctable_refusal") for call_id, _, flags, _hook in guard.budget.log}
         assert kinds == {"c1": FIRST_WRITE, "c2": None, "c3": FIRST_WRITE, "c4": FIRST_WRITE, "c5": FIRST_WRITE, "c6": FIRST_WRITE}
 
     @pytest.mark.parametrize("order", ORDERS)
@@ -1064,208 +1002,118 @@ class TestFinalization:
         assert second.decision.block_reason.startswith(STOP_HEAD) and guard.aborted
 
 
-# -- H1 and H3 over generated traces ---------------------------------------------------------------
-
-PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy")
-CALL_KINDS = (
-    "read", "read_same", "exec_ok", "exec_fail", "lookup", "fetch_fail", "invalid", "no_match", "incomplete",
-    "measured", "passed", "passed_page_errors", "ts_invalid", "ts_no_match", "ts_passed", "describe_fail",
-    "search", "big_read",
-) + PLAYGROUND_KINDS
-BINDINGS = ("bound", "bound", "bound", "bound", "nested", "other_run", "other_session", "no_before")
+# -- H1-H10 over generated sequences: the hook subject's own generators and monitor -------------------
 
 
-def call_shape(kind: str, index: int) -> tuple[str, Any, Any, Any, Any]:
-    """(tool, params, live result, persisted copy, the tool's own record or None) for one generated call."""
-    direct = {"invalid": INVALID, "no_match": NO_MATCH, "incomplete": INCOMPLETE, "measured": MEASURED,
-              "passed": PASSED, "passed_page_errors": PASSED_PAGE_ERRORS}
-    wrapped = {"ts_invalid": INVALID, "ts_no_match": NO_MATCH, "ts_passed": PASSED}
-    if kind in direct:
-        return INSPECTION_TOOL, INSPECT_ARGS, direct[kind], capped(direct[kind]), direct[kind]
-    if kind in wrapped:
-        live = envelope(wrapped[kind])
-        return "tool_call", {"id": INSPECTION_TOOL, "args": INSPECT_ARGS}, live, capped(live), wrapped[kind]
-    simple = {
-        "read": ("read", {"path": f"f{index}.txt"}, ok()),
-        "read_same": ("read", {"path": "same.txt"}, ok()),
-        "exec_ok": ("exec", {"command": f"ls {index}"}, exec_result(0, "a")),
-        "exec_fail": ("exec", {"command": f"make {index}"}, exec_result(2, "error")),
-        "lookup": ("exec", {"command": "grep -n foo a.js"}, exec_result(1)),
-        "fetch_fail": ("web_fetch", {"url": f"https://example.com/{index}"}, failure()),
-        "describe_fail": ("tool_call", {"id": "tool_describe", "args": {"name": "x"}}, failure("Unknown tool id")),
-        "search": ("tool_search", {"query": f"q{index}"}, ok()),
-        "big_read": ("read", {"path": f"big{index}.json"}, ok("x" * 10)),
-        "gate": ("exec", {"command": f"python3 -c 'import m{index}'"}, exec_result(0)),
-        "probe": ("exec", {"command": "python3 --version"}, exec_result(0, "Python 3.11.2")),
-        "remedy": ("write", {"path": f"Playground/project-{index % 3}/main.py", "content": "x"}, ok()),
-        "bad_write": ("write", {"path": f"main{index}.py", "content": "x"}, ok()),
-        "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
-    }
-    tool, params, live = simple[kind]
-    return tool, params, live, live, None
+def check_sequence(sequence: HookSequence) -> Tally:
+    """Every hook invariant over ``sequence`` (both orders and the earlier guard); fails naming the invariant."""
+    tally = Tally()
+    found = HookMonitor(tally).check(sequence)
+    assert not found, "\n".join(str(v) for v in found)
+    return tally
 
 
-def run_trace(trace: list, playground: bool, order: str, allowances: bool = True, lookup: bool = True):
-    """Deliver a generated trace; returns the guard and, per hook, the state, decisions and persisted copies."""
-    guard = make_guard(playground=playground, allowances=allowances)
-    states: list = []
-    decisions: list = []
-    for index, step in enumerate(trace):
-        if step[0] == "model":
-            guard.model_call_start()
-            guard.model_call_end()
-            states.append(snapshot(guard))
-            continue
-        if step[0] == "cancel":
-            guard.owner_cancel()
-            states.append(snapshot(guard))
-            continue
-        _, kind, binding, with_record = step
-        tool, params, live, persisted, record = call_shape(kind, index)
-        options: dict = {}
-        call_id = f"call-{index}"
-        if binding == "nested":
-            call_id = f"tool_search_code:{index}"
-        elif binding == "other_run":
-            options["run"] = "run-2"
-        elif binding == "other_session":
-            options["session"] = "session-2"
-        elif binding == "no_before":
-            options["before"] = False
-        # A capped copy is order-independent only with the tool's record (hooks.md); keep it uncapped otherwise.
-        if record is None or not with_record or binding != "bound":
-            persisted = live
-            record = None
-        step_result = deliver(guard, call_id, tool, params, live, order, persisted=persisted, record=record,
-                              model_call=False, states=states, **options)
-        decisions.append((call_id, step_result.decision, persisted_text(step_result.persisted)))
-    return guard, states, decisions
+HookMachineTest = hook_machine().TestCase
+HookMachineTest.settings = settings(max_examples=40, stateful_step_count=12, deadline=None)
 
 
-#: Runs of steps that reach an allowance (a trip by four refusals then the remedy; three failures then a
-#: correctable inspection); traces mix them with random steps so that the allowances are exercised often.
-MOTIFS = {
-    True: [("call", "gate", "bound", True)] * 4 + [("model",), ("call", "remedy", "bound", True)],
-    False: [("call", "fetch_fail", "bound", True)] * 3 + [("call", "no_match", "bound", True)],
-}
-
-
-def steps(kinds: tuple, playground: bool) -> st.SearchStrategy:
-    call = st.tuples(st.just("call"), st.sampled_from(kinds), st.sampled_from(BINDINGS), st.booleans())
-    single = st.one_of(call, call, call, st.tuples(st.just("model")), call, call, call, st.tuples(st.just("cancel")))
-    segment = st.one_of(single.map(lambda step: [step]), single.map(lambda step: [step]), st.just(MOTIFS[playground]))
-    return st.lists(segment, max_size=20).map(lambda segments: [step for part in segments for step in part])
-
-
-@st.composite
-def traces(draw) -> tuple[list, bool]:
-    playground = draw(st.booleans())
-    return draw(steps(PLAYGROUND_WEIGHTED if playground else WEBSITE_WEIGHTED, playground)), playground
-
-
-#: Playground traces lean on the router's refusals and the remedy, or an admission would be rare.
-PLAYGROUND_WEIGHTED = CALL_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_write",) * 4
-#: Website traces lean on failures and inspections, or a deferral at the fuse would be rare.
-WEBSITE_WEIGHTED = CALL_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2
-
-
-def random_trace(rng: random.Random, length: int, playground: bool) -> list:
-    kinds = PLAYGROUND_WEIGHTED if playground else WEBSITE_WEIGHTED
-    trace: list = []
-    for _ in range(length):
-        roll = rng.random()
-        if roll < 0.05:
-            trace.extend(MOTIFS[playground])
-        elif roll < 0.3:
-            trace.append(("model",))
-        elif roll < 0.31:
-            trace.append(("cancel",))
-        else:
-            trace.append(("call", rng.choice(kinds), rng.choice(BINDINGS), rng.random() < 0.7))
-    return trace
-
-
-def check_order_independence(trace: list, playground: bool) -> None:
-    """H1: after-first and persist-first leave the same state after every hook, and the same decisions."""
-    after_guard, after_states, after_decisions = run_trace(trace, playground, "after")
-    persist_guard, persist_states, persist_decisions = run_trace(trace, playground, "persist")
-    for position, (left, right) in enumerate(zip(after_states, persist_states)):
-        assert left == right, f"H1: states differ at hook {position}"
-    assert after_decisions == persist_decisions
-    assert after_guard.budget.log == persist_guard.budget.log
-
-
-def check_no_allowance_same_stop(trace: list, playground: bool, order: str) -> bool:
-    """H3: when no allowance applied, the same calls are refused with the same text and one abort."""
-    production, _, decisions = run_trace(trace, playground, order)
-    reference, _, reference_decisions = run_trace(trace, playground, order, allowances=False)
-    budget = production.budget
-    if budget.deferrals_used or budget.free_lookups_used or budget.admissions:
-        return False
-    assert [d[:2] for d in decisions] == [d[:2] for d in reference_decisions]
-    assert production.aborted == reference.aborted
-    assert budget.terminal == reference.budget.terminal
-    return True
-
-
-# Module-level functions, not methods: Hypothesis refuses one test run on differing ``self`` objects (mutmut reruns).
-
-
-@given(case=traces())
-def test_h1_order_independence(case) -> None:
-    check_order_independence(*case)
-
-
-@given(case=traces(), order=st.sampled_from(ORDERS))
-def test_h3_same_stop_without_allowances(case, order) -> None:
-    check_no_allowance_same_stop(*case, order)
-
-
-@given(case=traces(), order=st.sampled_from(ORDERS))
-def test_h2_allowances_only_for_bound_outer_calls(case, order) -> None:
-    trace, playground = case
-    guard, _, _ = run_trace(trace, playground, order)
-    bound = {f"call-{index}" for index, step in enumerate(trace) if step[0] == "call" and step[2] == "bound"}
-    for call_id, _, flags in guard.budget.log:
-        granted = any(value not in (False, None) for value in flags.values())
-        assert not granted or call_id in bound, f"H2: {call_id} got {flags}"
-
-
-def test_seeded_bulk_traces() -> None:
+def test_seeded_bulk_sequences() -> None:
     seed = 20261130
-    rng = random.Random(seed)
-    print(f"hooks bulk traces: seed {seed}")
-    applied = compared = deferred = admitted = 0
-    for _ in range(300):
-        playground = rng.random() < 0.5
-        trace = random_trace(rng, rng.randint(5, 60), playground)
-        check_order_independence(trace, playground)
-        for order in ORDERS:
-            applied += not check_no_allowance_same_stop(trace, playground, order)
-        guard, _, _ = run_trace(trace, playground, "after")
-        budget = guard.budget
-        # H3 compared a real stop: the run stopped and no allowance applied.
-        compared += budget.terminal and not (budget.deferrals_used or budget.free_lookups_used or budget.admissions)
-        deferred += budget.deferrals_used
-        admitted += budget.admissions
-    print(f"traces where an allowance applied: {applied}; stops compared without one: {compared}; "
-          f"deferrals {deferred}; admissions {admitted}")
-    # The generated traces must reach the allowances and the stops, or H1/H3 were checked only on easy traces.
-    assert deferred >= 10 and admitted >= 10 and applied >= 10 and compared >= 10
+    print(f"hook sequences: seed {seed}")
+    tally = Tally()
+    monitor = HookMonitor(tally)
+    for sequence in sequences(seed, 0, 300):
+        found = monitor.check(sequence)
+        assert not found, "\n".join(str(v) for v in found)
+    coverage = tally.coverage
+    print(f"hook sequences: {tally.traces} checked, {tally.steps} steps, coverage {dict(coverage)}")
+    # The generated sequences must reach the allowances and the stops, or the invariants were checked only on
+    # easy sequences.
+    assert coverage["deferrals through the hooks"] >= 10 and coverage["admissions"] >= 3
+    assert coverage["capped copies with a record"] >= 10 and coverage["capped copies without a record"] >= 10
+    assert all(tally.exercised[invariant.id] > 0 for invariant in CATALOGUE), dict(tally.exercised)
 
 
-# -- H1 on hand traces ---------------------------------------------------------------------------
+def test_the_monitor_finds_a_guard_that_drops_the_kind_on_one_hook(monkeypatch) -> None:
+    """A planted H1 bug: after_tool_call forgets the refusal kind, so the two orders part at the trip."""
+    original = ToolLoopGuard.after_tool_call
 
-HAND_TRACES = {
-    "deferral then pass": [("call", "fetch_fail", "bound", True)] * 3 + [("call", "no_match", "bound", True), ("model",), ("call", "passed", "bound", True)],
-    "tool search deferral capped": [("call", "fetch_fail", "bound", True)] * 3 + [("call", "ts_invalid", "bound", True), ("call", "ts_invalid", "bound", True)],
-    "refusal remedy": [("call", "gate", "bound", True)] * 4 + [("model",), ("call", "remedy", "bound", True), ("call", "exec_fail", "bound", True)],
-    "forfeit": [("call", "gate", "bound", True)] * 4 + [("model",), ("model",), ("call", "remedy", "bound", True)],
-    "cancel": [("call", "gate", "bound", True)] * 4 + [("cancel",), ("call", "remedy", "bound", True)],
-    "lookups": [("call", "lookup", "bound", True), ("call", "lookup", "other_run", True), ("call", "exec_fail", "bound", True)],
+    def forgetful(self, call_id, tool, params, result, error=None):
+        self.refusal_kinds.pop(call_id, None)
+        return original(self, call_id, tool, params, result, error)
+
+    monkeypatch.setattr(ToolLoopGuard, "after_tool_call", forgetful)
+    builder = Builder(playground=True, policy="after")
+    builder.trip("remedy")
+    found = HookMonitor(Tally()).check(builder.build())
+    assert found and found[0].invariant == "H1", found
+
+
+def test_the_monitor_finds_an_admission_after_a_forfeited_turn(monkeypatch) -> None:
+    """A planted H5 bug: the forfeit no longer spends the correction, so the late remedy is admitted."""
+    def start(self):
+        self.budget.begin_model_round()
+        return self.budget.terminal
+
+    monkeypatch.setattr(ToolLoopGuard, "model_call_start", start)
+    builder = Builder(playground=True, policy="persist")
+    builder.trip("forfeit")
+    found = HookMonitor(Tally()).check(builder.build())
+    assert found and found[0].invariant == "H5", found
+
+
+def test_bulk_sequences_are_deterministic_for_a_seed() -> None:
+    first = [sequence for sequence in sequences(7, 0, 40)]
+    second = [sequence for sequence in sequences(7, 0, 40)]
+    assert first == second
+    assert first != [sequence for sequence in sequences(8, 0, 40)]
+
+
+def test_sequence_files_round_trip(tmp_path) -> None:
+    for sequence in sequences(3, 1, 30):
+        path = save_sequence(sequence, tmp_path / "s.json", "s", "H1")
+        assert load_sequence(path) == (sequence, "s", "H1")
+
+
+@pytest.mark.parametrize("content, field", [
+    ("{", "not JSON"), ('{"schema": "x"}', "schema"), ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call"}]}', "events[0].index"),
+    ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call", "index": 0, "kind": "nope"}]}', "events[0].kind"),
+])
+def test_a_malformed_sequence_file_names_the_field(tmp_path, content, field) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(TraceError) as caught:
+        load_sequence(path)
+    assert str(path) in str(caught.value) and field in str(caught.value)
+
+
+# -- hand sequences: each names the rule it walks through -----------------------------------------------
+
+
+def _hand(playground: bool, build) -> HookSequence:
+    sequence = Builder(playground=playground, policy="mixed")
+    build(sequence)
+    return sequence.build()
+
+
+HAND_SEQUENCES = {
+    "deferral then pass": (False, lambda b: b.deferral("passed", 0.3)),
+    "tool search deferral capped": (False, lambda b: [b.call("fetch_fail") for _ in range(3)] and None or b.call("ts_invalid") or b.call("ts_invalid", order_pick=0.9)),
+    "refusal remedy": (True, lambda b: b.trip("remedy", 0.2)),
+    "forfeit": (True, lambda b: b.trip("forfeit", 0.7)),
+    "cancel": (True, lambda b: b.trip("cancel", 0.1)),
+    "router off": (True, lambda b: b.trip("router_off", 0.6)),
+    "lookups": (False, lambda b: [b.call("lookup"), b.call("lookup", "other_run", order_pick=0.8), b.call("lying_lookup"), b.call("exec_fail")]),
 }
 
 
-@pytest.mark.parametrize("name", sorted(HAND_TRACES))
-def test_h1_hand_traces(name: str, fake_lookup) -> None:
-    check_order_independence(HAND_TRACES[name], playground=name in {"refusal remedy", "forfeit", "cancel"})
+@pytest.mark.parametrize("name", sorted(HAND_SEQUENCES))
+def test_hand_sequences(name: str) -> None:
+    playground, build = HAND_SEQUENCES[name]
+    tally = check_sequence(_hand(playground, build))
+    assert tally.steps >= 4
+
+
+def test_the_remedy_is_admitted_in_both_orders_of_the_hand_sequence() -> None:
+    tally = check_sequence(_hand(True, lambda b: b.trip("remedy", 0.2)))
+    assert tally.coverage["admissions"] == 1

@@ -26,6 +26,8 @@ from guard.budget import RunProgressBudget
 from guard.hooks import Decision, ToolLoopGuard
 from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
 from guard.playground import RoutingState
+from properties.hooks import replay as hooks_replay
+from properties.hooks.replay import params_of, photo_params
 from properties.paths import fixtures_dir
 
 ORDERS = ("after", "persist")
@@ -63,11 +65,6 @@ def photo() -> dict:
 
 
 # -- website sessions (seed 001) -------------------------------------------------------------
-
-
-def params_of(call: dict) -> Any:
-    args = call["args"] if "args" in call else {"argsSha256": call["argsSha256"]}
-    return {"id": call["selected"], "args": args} if call["tool"] == "tool_call" else args
 
 
 def persisted_copy(call: dict, is_error: bool | None = None) -> dict:
@@ -244,14 +241,6 @@ def test_an_unrelated_read_after_strixy_call_11_stops(sessions, order) -> None:
 # -- photo-renamer (seed 002) -------------------------------------------------------------------
 
 
-def photo_params(call: dict) -> dict:
-    args = dict(call["args"])
-    if "contentChars" in args:
-        # The recording keeps only the length; synthesize content of that length (README).
-        args["content"] = "x" * args.pop("contentChars")
-    return args
-
-
 def executed(call: dict) -> dict:
     """What a call the guard let through returned (the recorded run shows call 2; writes succeed on production)."""
     if call["tool"] == "exec":
@@ -324,3 +313,59 @@ def test_photo_renamer_trip_leaves_the_correction_pending(photo, order) -> None:
             guard.after_tool_call(call["id"], call["tool"], params, result)
     assert guard.budget.terminal and guard.budget.pending_correction == "playground-first-write"
     assert guard.finalization.phase == "pending"
+
+
+# -- nox -s replay -- --hooks ------------------------------------------------------------------------
+
+
+def test_the_hook_replay_shows_the_readme_stops_in_both_orders(capsys) -> None:
+    assert hooks_replay.main([]) == 0
+    out = capsys.readouterr().out
+    # README table: reference stops, production after the recorded calls, in each hook order.
+    assert out.count("strixy-r107 (website") == 2
+    assert out.count("reference stops after call 11; production open (waiting: global)") == 2
+    assert out.count("reference stops after call 12; production open (waiting: global)") == 2
+    assert out.count("reference stops after call 40; production stops after call 40") == 2
+    assert out.count("reference stops after call 6; production stops after call 6") == 2
+    assert "the hook orders part" not in out
+    photo = [line for line in out.splitlines() if line.lstrip().startswith("7 ") and "write" in line]
+    # Call 7: the reference shows the finalization instruction, production admits the remedy (README).
+    assert len(photo) == 2 and all("INSTR" in line and "ADMIT" in line and line.rstrip().endswith("<<") for line in photo)
+
+
+def test_the_hook_replay_is_reached_through_nox_s_replay(capsys) -> None:
+    from properties.replay import main
+
+    assert main(["--hooks", "--name", "photo", "--order", "persist"]) == 0
+    out = capsys.readouterr().out
+    assert "photo-renamer-bfb62a2b (Playground, tool_result_persist first)" in out and "strixy" not in out
+
+
+def test_a_saved_hook_counterexample_replays_with_its_verdict(tmp_path, capsys, monkeypatch) -> None:
+    from guard.hooks import ToolLoopGuard as Guard
+    from properties.hooks.generate import Builder
+    from properties.hooks.sequence_file import save
+
+    builder = Builder(playground=True, policy="after")
+    builder.trip("bad_write")
+    path = save(builder.build(), tmp_path / "seq.json", "seq", "H5")
+    assert hooks_replay.main([str(path)]) == 0
+    assert "every hook invariant held" in capsys.readouterr().out
+    # Plant the catalogue's admit-any-write: the same file now fails H5.
+    monkeypatch.setattr(Guard, "_is_remedy", lambda self, record: record.tool == "write")
+    assert hooks_replay.main([str(path)]) == 1
+    assert "VIOLATED H5" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, field", [("[", "not JSON"), ('{"schema": "guard-trace/1"}', "schema")])
+def test_a_bad_hook_sequence_file_is_one_line_and_exit_2(tmp_path, capsys, content, field) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    assert hooks_replay.main([str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and field in err[0]
+
+
+def test_a_missing_hook_sequence_file_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    assert hooks_replay.main([str(tmp_path / "nope.json")]) == 2
+    assert "file not found" in capsys.readouterr().err

@@ -1,0 +1,212 @@
+"""The budget's three drivers as the verdict runs them: each takes a ``DriverRequest`` and returns a ``DriverResult``.
+
+* ``bulk``: seeded numpy traces (``properties.budget.bulk``), cut into
+  slices; a default run splits the slices between two workers
+  (``DriverRequest.part`` of ``parts``), each deterministic for the seed.
+* ``stateful``: the Hypothesis state machine (``properties.budget.stateful``).
+* ``explorer``: every configuration of the exhaustive explorer
+  (``properties.budget.explorer``), each in a child process with a time budget
+  so that one still running is cut off and reported ``INCOMPLETE`` (no proof is
+  no pass) instead of stalling the run.
+
+Every driver runs in any process and returns plain, picklable data.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from properties.budget import bulk
+from properties.budget.invariants import BY_ID
+from properties.catalogue import Tally
+from properties.counterexample import DEFAULT_DIR
+from properties.subject import DriverRequest, DriverResult
+
+#: Default bulk traces. Alone (no explorer) 14,000 traces check about 475,000 steps, with the state
+#: machine over the 480,000 a default run must check; with the explorer (about 830,000 edges of its own,
+#: and the longest driver) 8,000 traces (about 270,000 steps, over five times the seeds' 48,000) leave
+#: it more of the two cores.
+DEFAULT_TRACES = 14_000
+DEFAULT_TRACES_WITH_EXPLORER = 8_000
+QUICK_TRACES = 2_000
+MUTANT_TRACES = 3_000
+QUICK_EXAMPLES = 30
+#: The explorer's time budget per mode; a configuration still running then is cut off and reported.
+EXPLORER_SECONDS = {"default": 240.0, "quick": 60.0, "mutants": 30.0}
+
+
+def _invariants(request: DriverRequest) -> "tuple[Any, ...] | None":
+    """The budget invariants this request checks (None: all); ids of other subjects are not the budget's concern."""
+    if request.only is None:
+        return None
+    return tuple(BY_ID[i] for i in request.only if i in BY_ID)
+
+
+def bulk_traces(request: DriverRequest) -> int:
+    """How many bulk traces a run makes: the command line's ``--traces``, else the mode's default."""
+    if request.size is not None:
+        return request.size
+    if request.mode == "mutants":
+        return MUTANT_TRACES
+    if request.mode == "quick":
+        return QUICK_TRACES
+    return DEFAULT_TRACES_WITH_EXPLORER if "explorer" in request.company and explorer_module() is not None else DEFAULT_TRACES
+
+
+def run_bulk_driver(request: DriverRequest) -> DriverResult:
+    """This request's share of the seeded bulk traces (slices ``part``, ``part + parts``, ...)."""
+    tally = Tally()
+    traces = bulk_traces(request)
+    sizes = bulk.slice_counts(traces)
+    slices = list(range(len(sizes)))[request.part::request.parts]
+    result = bulk.BulkResult(seed=request.seed)
+    invariants = _invariants(request)
+    start = time.perf_counter()
+    for number in slices:
+        part = bulk.run_bulk(
+            request.seed, sizes[number], tally, stop_at_first=True, invariants=invariants, slices=[(number, sizes[number])],
+        )
+        for key, value in part.per_family.items():
+            result.per_family[key] = result.per_family.get(key, 0) + value
+        for key, value in part.stats.items():
+            result.stats[key] += value
+        if part.failure is not None and result.failure is None:
+            result.failure = part.failure
+            # Every run stops the bulk driver at its first violation: the first is the one reported.
+            break
+    seconds = time.perf_counter() - start
+    failure = (result.failure[1], result.failure[2]) if result.failure else None
+    return DriverResult(
+        "bulk (numpy-seeded)", tally, seconds, details={"slices": len(slices)},
+        failure=failure, statistics=dict(result.stats),
+    )
+
+
+def run_stateful_driver(request: DriverRequest) -> DriverResult:
+    """The Hypothesis state machine under the request's profile; a quick run draws fewer examples."""
+    from properties.budget import stateful
+
+    tally = Tally()
+    examples = request.size if request.size is not None and request.mode != "default" else None
+    if request.mode == "quick" and examples is None:
+        examples = QUICK_EXAMPLES
+    result = stateful.run_stateful(
+        request.seed, request.profile, tally, examples=examples, only=_invariants(request),
+        shrink=not request.stop_at_first,
+    )
+    details = {"examples": result.examples, **{f"examples reaching {k}": v for k, v in sorted(result.reached.items())}}
+    return DriverResult("stateful (hypothesis)", tally, result.seconds, details=details, failure=result.failure, error=result.error)
+
+
+def explorer_module() -> Any:
+    """The explorer, or None when ``properties/budget/explorer.py`` is not there (reported, not fatal)."""
+    try:
+        from properties.budget import explorer
+    except ModuleNotFoundError as error:
+        if error.name == "properties.budget.explorer":
+            return None
+        raise
+    return explorer
+
+
+def _explore_one(quick: bool, config: Any) -> tuple[Tally, Any]:
+    explorer = explorer_module()
+    tally = Tally()
+    return tally, explorer.run_explorer(quick, tally, DEFAULT_DIR, configs=[config])
+
+
+def _explorer_child(connection: Any, quick: bool, config: Any) -> None:
+    # Its own process group, so that a cut-off also ends the explorer's own worker processes.
+    os.setpgid(0, 0)
+    try:
+        part, result = _explore_one(quick, config)
+        connection.send(("ok", part, result))
+    except Exception as error:  # reported by the parent as a driver error
+        connection.send(("error", f"{type(error).__name__}: {error}", None))
+    finally:
+        connection.close()
+
+
+def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[str, Any, Any]:
+    """("ok", tally, result), ("error", message, None) or ("cut", None, None) after ``seconds``."""
+    import multiprocessing
+    import signal
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_explorer_child, args=(sender, quick, config))
+    process.start()
+    sender.close()
+    try:
+        if receiver.poll(max(0.0, seconds)):
+            try:
+                return receiver.recv()
+            except EOFError:
+                return ("error", f"explorer child exited with status {process.exitcode}", None)
+        return ("cut", None, None)
+    finally:
+        if process.is_alive():
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        process.join()
+        receiver.close()
+
+
+def run_explorer_driver(request: DriverRequest) -> DriverResult:
+    """Every configuration of the explorer, each in a child process so that one past the time budget can be cut off.
+
+    The explorer always checks the budget's whole catalogue (``--only`` narrows what the verdict reads).
+    """
+    explorer = explorer_module()
+    tally = Tally()
+    if explorer is None:
+        return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
+    quick = request.mode != "default"
+    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS[request.mode]
+    start = time.perf_counter()
+    deadline = start + seconds
+    rows: list[Any] = []
+    cut: list[str] = []
+    counterexample = None
+    for config in explorer.configurations(quick):
+        if counterexample is not None:
+            # The explorer stops at its first violation, as run_explorer does.
+            break
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            cut.append(config.name)
+            continue
+        status, part, result = _explore_with_deadline(quick, config, remaining)
+        if status == "cut":
+            cut.append(config.name)
+            continue
+        if status == "error":
+            raise RuntimeError(f"explorer {config.name}: {part}")
+        tally.merge(part)
+        rows.extend(result.rows)
+        if result.counterexample is not None:
+            counterexample = result.counterexample
+    elapsed = time.perf_counter() - start
+    configs = [
+        {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,
+         "complete": r.complete, "seconds": round(r.seconds, 3)}
+        for r in rows
+    ]
+    details: dict[str, Any] = {"states": sum(r.states for r in rows), "edges": sum(r.edges for r in rows), "configurations": len(rows)}
+    status = "ran"
+    incomplete = ""
+    if cut:
+        status = f"cut off after {seconds:.0f} s"
+        details["not finished"] = ", ".join(cut)
+        incomplete = f"explorer: {', '.join(cut)} not finished within {seconds:.0f} s (raise --explorer-seconds)"
+    out = DriverResult(
+        "explorer (exhaustive)", tally, elapsed, details=details, incomplete=incomplete, status=status, configurations=configs,
+    )
+    if counterexample is not None:
+        out.counterexample_text = counterexample.render()
+        out.counterexample_path = str(counterexample.path)
+    return out

@@ -1,0 +1,150 @@
+"""Delivering hook events to a guard, hook by hook, and recording what each hook did.
+
+``SpyBudget`` is the production budget plus a log of what the hooks told it
+(every ``observe_result`` with its flags and the hook that made it, every
+admission). ``deliver`` runs one event through a ``ToolLoopGuard`` and returns
+one ``HookRecord`` per hook call: which hook, the guard's state after it, the
+decision or persisted copy it returned, the receipts it counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from guard.budget import RunProgressBudget
+from guard.hooks import Decision, ToolLoopGuard
+from guard.playground import RoutingState
+from properties.budget.state import Snap, memories as budget_memories, snap_production
+from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
+from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, other_tool, rewritten
+
+
+@attrs.define(slots=False, eq=False)
+class SpyBudget(RunProgressBudget):
+    """The production budget, plus a log of every ``observe_result`` and every admission."""
+
+    #: (call id, failed, flags, hook) per counted receipt.
+    log: list = attrs.field(factory=list)
+    admissions: int = 0
+    #: The hook currently running (set by ``deliver``), recorded with each receipt.
+    hook: str = ""
+
+    def observe_result(self, call_id, tool, params, failed, **flags):  # noqa: D401 - a spy
+        self.log.append((call_id, bool(failed), dict(flags), self.hook))
+        super().observe_result(call_id, tool, params, failed, **flags)
+
+    def correct_fuse(self, remedy):
+        reopened = super().correct_fuse(remedy)
+        self.admissions += reopened
+        return reopened
+
+
+def make_guard(sequence: HookSequence, allowances: bool = True) -> ToolLoopGuard:
+    """A fresh guard for ``sequence``'s setting; ``allowances=False`` is the earlier guard (H3's reference)."""
+    return ToolLoopGuard(
+        run=RUN, session=SESSION, budget=SpyBudget(), allowances=allowances,
+        routing=RoutingState() if sequence.playground else None, strict_stop=sequence.strict_stop,
+    )
+
+
+@attrs.frozen
+class GuardState:
+    """The one view of a guard's state the hook invariants compare: the budget's snapshot, phase and abort."""
+
+    budget: Snap
+    phase: str
+    aborted: bool
+
+
+def guard_state(guard: ToolLoopGuard) -> GuardState:
+    return GuardState(snap_production(guard.budget), guard.finalization.phase, guard.aborted)
+
+
+def memories(guard: ToolLoopGuard) -> tuple:
+    """The guard's budget's two memories (seen call ids, success fingerprints), compared once per step."""
+    return budget_memories(guard.budget)
+
+
+@attrs.frozen
+class HookRecord:
+    """One hook call: its name, the guard's state after it, what it returned, what it counted."""
+
+    hook: str
+    state: GuardState
+    #: ``before_tool_call``'s decision, or None for other hooks.
+    decision: "Decision | None" = None
+    #: ``tool_result_persist``'s returned copy and the message it was given (other hooks: None).
+    persisted: Any = None
+    message: Any = None
+    #: The receipts this hook counted: (call id, failed, flags, hook) entries of the spy's log.
+    counted: tuple = ()
+    #: Admissions this hook made (0 or 1).
+    admitted: int = 0
+    #: The state just before this hook (the run's stop and pending correction as the hook found them).
+    before: "GuardState | None" = None
+    #: What the hook returned (``record_tool_result``: whether the record was kept).
+    returned: Any = None
+
+
+def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, message: Any = None) -> HookRecord:
+    budget = guard.budget
+    logged, admissions = len(budget.log), budget.admissions
+    budget.hook = name
+    returned = action()
+    budget.hook = ""
+    return HookRecord(
+        name, guard_state(guard), decision=returned if name == "before_tool_call" else None,
+        counted=tuple(budget.log[logged:]) if len(budget.log) > logged else (), admitted=budget.admissions - admissions,
+        before=before, persisted=returned if name == "tool_result_persist" else None, message=message, returned=returned,
+    )
+
+
+def deliver(guard: ToolLoopGuard, event: HookEvent, before: "GuardState | None" = None) -> list[HookRecord]:
+    """Run ``event`` through ``guard``; one record per hook call (``before``: the guard's state now, if known)."""
+    state = before if before is not None else guard_state(guard)
+    if isinstance(event, ModelCall):
+        return [_run_hook(guard, "model_call", lambda: (guard.model_call_start(), guard.model_call_end()), state)]
+    if isinstance(event, Cancel):
+        return [_run_hook(guard, "owner_cancel", guard.owner_cancel, state)]
+    if isinstance(event, RouterOff):
+        def lose_routing() -> None:
+            guard.routing = None
+        return [_run_hook(guard, "router_off", lose_routing, state)]
+    return deliver_call(guard, event, call_shape(event.kind, event.index), state)
+
+
+def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardState) -> list[HookRecord]:
+    """``before_tool_call``, the tool's own record, then both result hooks in the call's order."""
+    records = []
+    call_id = call.call_id
+    run = "run-2" if call.binding == "other_run" else RUN
+    session = "session-2" if call.binding == "other_session" else SESSION
+    live, persisted = shape.live, shape.persisted
+    if not call.capped:
+        persisted = live
+    decision = Decision()
+    if call.binding != "no_before":
+        record = _run_hook(guard, "before_tool_call", lambda: guard.before_tool_call(run, session, call_id, shape.tool, shape.params), state)
+        records.append(record)
+        state = record.state
+        decision = record.decision
+    if decision.block:
+        # The call ran nothing: the host delivers its refusal as the receipt.
+        live = persisted = blocked(decision.block_reason)
+    elif shape.record is not None and call.record:
+        record = _run_hook(guard, "record_tool_result", lambda: guard.record_tool_result(call_id, shape.args, shape.record), state)
+        records.append(record)
+        state = record.state
+    tool = other_tool(shape.tool) if call.binding == "other_tool" else shape.tool
+    executed = rewritten(shape.params) if call.binding == "rewritten" else shape.params
+    hooks = ("after", "persist") if call.order == AFTER else ("persist", "after")
+    for hook in hooks:
+        if hook == "after":
+            record = _run_hook(guard, "after_tool_call", lambda: guard.after_tool_call(call_id, tool, executed, live), state)
+        else:
+            record = _run_hook(guard, "tool_result_persist", lambda: guard.tool_result_persist(call_id, tool, persisted), state, persisted)
+        records.append(record)
+        state = record.state
+    return records

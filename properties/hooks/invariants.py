@@ -1,0 +1,517 @@
+"""The hook subject's invariants (``shared/spec/hooks.md``), written once and checked at every step.
+
+A step is one hook event (a model call, a tool call through every hook, an
+owner cancel, the router going inactive) delivered to three guards that each
+keep their own production budget:
+
+* ``G``: the sequence as generated (each call's result hooks in its order);
+* ``M``: the mirror: every call's two result hooks in the other order;
+* ``R``: the earlier guard (``allowances=False``: no new flags, nothing
+  admitted) over the same events and orders, H3's reference.
+
+H1-H3 are hooks.md's; H4-H10 state promises of hooks.md and seeds 000-002
+that no one of H1-H3 covers, each named by the rule catalogue entry that
+breaks it. Each check is a documented predicate over one ``HookStep``
+returning ``(exercised, violation message or None)``; it reads the step and
+returns. Coverage is counted by ``HookMonitor.count_coverage``, never by a
+check.
+
+Scope choices (where hooks.md is silent; a safety guard's reading):
+
+* H1 is stated "for every trace"; ``guard/hooks.py`` documents two
+  deliberate order dependences that hooks.md itself implies: executed params
+  rewritten by the host are seen only by ``after_tool_call`` (the persist hook
+  carries none), and a capped copy with no record is charged at once (fail
+  closed) while the live result is classified. H1 is checked on every
+  sequence up to its first receipt outside that scope (``event_in_h1_scope``); every step is still checked
+  against H2-H10.
+* "Bound" for H2 is the generator's ground truth, not the guard's opinion: a
+  call whose ``before_tool_call`` came from this run and session, whose
+  receipt names the same tool, and whose executed params are the recorded
+  ones, or whose receipt the persist hook counted (rewritten params are
+  invisible there).
+* The classifiers (``binds_new_project``, ``lookup_found_nothing``) are
+  judged by their own tables and properties; H5 and H8 use them as given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import attrs
+
+from guard.finalization import PENDING
+from guard.hooks import ToolLoopGuard
+from guard.playground import binds_new_project
+from properties.catalogue import Invariant, Outcome, Tally, Violation
+from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
+from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
+from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape
+from properties.names import REFUSAL_KINDS
+
+#: Tool ids whose receipts may be empty lookups (hooks.md: the command is the record's ``command``).
+EXEC_TOOLS = frozenset({"exec", "openclaw:core:exec"})
+ALLOWANCE_FLAGS = ("correctable", "corrected", "correctable_refusal", "empty_lookup")
+
+
+def granted(flags: dict) -> list[str]:
+    """The allowance flags a receipt was given (a kind, or any of the seeds' flags exactly True)."""
+    return [name for name in ALLOWANCE_FLAGS if (flags.get(name) is not None if name == "correctable_refusal" else flags.get(name) is True)]
+
+
+def text_of(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return ""
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+
+
+@attrs.define(slots=True)
+class HookStep:
+    """Everything a hook invariant may read about one step."""
+
+    index: int
+    event: HookEvent
+    #: Per guard ("G", "M", "R"): the hook records of this step, in order.
+    records: dict[str, list[HookRecord]]
+    #: Per guard: the state before the step and the budget's memories after it.
+    start: dict[str, GuardState]
+    memories: dict[str, tuple]
+    #: The call's shape (None for other events).
+    shape: "Shape | None"
+    #: What H5 expects of an admission at this call on G (None: no correction was pending, nothing may be admitted).
+    expect_admit: "bool | None"
+    #: Per record of G: the call id whose receipt stopped the run, as of that record (None: no receipt did).
+    tripped_by: list
+    monitor: "HookMonitor"
+    #: Per record of G: what a refused boundary of a stopped run must show ("instruction", "stop"), else None.
+    shown: list = attrs.field(factory=list)
+
+    @property
+    def call(self) -> "Call | None":
+        return self.event if isinstance(self.event, Call) else None
+
+    def bound(self, hook: str) -> bool:
+        """Ground truth: the call's receipt, as counted by ``hook``, is its pending call's (see the module notes)."""
+        call = self.call
+        if call is None or call.binding in UNBOUND_BINDINGS:
+            return False
+        return call.binding == "bound" or hook == "tool_result_persist"
+
+
+# -- the invariants -------------------------------------------------------
+
+
+def h1_order_independence(step: HookStep) -> Outcome:
+    """After-first and persist-first delivery leave the guard in the same state after every hook, with the same
+    decisions and persisted copies, and the same memories after every step (every sequence in H1's scope)."""
+    if not step.monitor.in_h1_scope:
+        return False, None
+    left, right = step.records["G"], step.records["M"]
+    for position, (a, b) in enumerate(zip(left, right)):
+        if a.state != b.state:
+            return True, f"after hook {position} ({a.hook} vs {b.hook}): {a.state} vs {b.state}"
+        if a.decision != b.decision:
+            return True, f"{a.hook} decided {a.decision} in one order, {b.decision} in the other"
+    persisted = [text_of(r.persisted) for r in left if r.hook == "tool_result_persist"]
+    mirrored = [text_of(r.persisted) for r in right if r.hook == "tool_result_persist"]
+    if persisted != mirrored:
+        return True, f"persisted copies differ between orders: {persisted} vs {mirrored}"
+    if step.memories["G"] != step.memories["M"]:
+        return True, "the budget's memories differ between orders"
+    return isinstance(step.event, Call), None
+
+
+def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
+    """Nested, unbound and other-tool receipts are never deferred, never free, never admitted: only a bound outer
+    call's receipt earns a flag, only a bound outer call is admitted, and a nested child's receipt is never counted."""
+    call = step.call
+    if call is None:
+        return False, None
+    exercised = call.binding in UNBOUND_BINDINGS or call.binding == "rewritten"
+    for guard in ("G", "M"):
+        for record in step.records[guard]:
+            for call_id, _failed, flags, hook in record.counted:
+                if call.binding == "nested":
+                    return True, f"{guard}: the nested child {call_id} was counted by {hook}"
+                given = granted(flags)
+                if given and not step.bound(hook):
+                    return True, f"{guard}: {call_id} ({call.binding}, counted by {hook}) got {given}"
+            # The call itself came from this run and session unless its binding says otherwise; the receipt's
+            # later tool name or params do not make the call another's.
+            if record.admitted and call.binding not in ("bound", "rewritten", "other_tool"):
+                return True, f"{guard}: {call.call_id} ({call.binding}) was admitted"
+    return exercised, None
+
+
+def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
+    """Whenever no allowance applied (no deferral, no free lookup, no admission), the stop is the earlier guard's:
+    the same calls refused with the same text, the same stop, one abort."""
+    g, r = step.records["G"], step.records["R"]
+    end = g[-1].state if g else step.start["G"]
+    budget = end.budget
+    if budget.deferrals_used or budget.free_used or step.monitor.admitted or any(record.admitted for record in g):
+        return False, None
+    reference = r[-1].state if r else step.start["R"]
+    exercised = budget.terminal or reference.budget.terminal
+    for a, b in zip(g, r):
+        if a.decision != b.decision:
+            return True, f"{a.hook}: {a.decision} where the earlier guard gave {b.decision}"
+    if budget.terminal != reference.budget.terminal:
+        return True, f"stopped={budget.terminal} where the earlier guard has stopped={reference.budget.terminal}"
+    if end.aborted != reference.aborted:
+        return True, f"aborted={end.aborted} where the earlier guard has aborted={reference.aborted}"
+    return exercised, None
+
+
+def h4_kind_stays_inside(step: HookStep) -> Outcome:
+    """A refusal's kind never reaches the host: ``before_tool_call`` returns only the block and its reason, and
+    the reason never names a kind (seed 002: the kind travels by call id to the result hooks)."""
+    exercised = False
+    for guard in ("G", "M", "R"):
+        for record in step.records[guard]:
+            decision = record.decision
+            if decision is None or not decision.block:
+                continue
+            exercised = True
+            shown = {field.name for field in attrs.fields(type(decision))}
+            if shown != {"block", "block_reason"}:
+                return True, f"{guard}: the decision carries {sorted(shown)}"
+            reason = decision.block_reason or ""
+            named = [kind for kind in REFUSAL_KINDS if kind in reason]
+            if named:
+                return True, f"{guard}: the block reason names {named}"
+    return exercised, None
+
+
+def h5_admission_exact(step: HookStep) -> Outcome:
+    """The first ``before_tool_call`` after a trip with a pending correction is admitted exactly when the
+    instruction is still pending, no answer turn was forfeited since the trip (two model calls), the call is an
+    outer call of this run and session, Playground routing is active and the call binds a new project; nothing
+    else is ever admitted (seed 002)."""
+    admitted = sum(record.admitted for record in step.records["G"])
+    expected = step.expect_admit
+    if expected is None:
+        return False, None if not admitted else f"{step.event} was admitted with no correction pending"
+    if bool(admitted) != expected:
+        return True, f"{step.call.call_id} ({step.call.kind}, {step.call.binding}) admitted={bool(admitted)}, expected {expected}"
+    return True, None
+
+
+def h6_instruction_pends_only_while_stopped(step: HookStep) -> Outcome:
+    """The finalization instruction is pending only while the run is stopped: admitting the remedy disarms it
+    (hooks.md: ``correct_fuse(True)`` and ``disarm()``), so an open run has nothing left to deliver."""
+    exercised = False
+    for guard in ("G", "M"):
+        for record in step.records[guard]:
+            if record.state.phase == PENDING or record.admitted:
+                exercised = True
+                if record.state.phase == PENDING and not record.state.budget.terminal:
+                    return True, f"{guard}: the instruction is pending after {record.hook} while the run is open"
+    return exercised, None
+
+
+def h7_persisted_copies(step: HookStep) -> Outcome:
+    """A persisted copy is the host's message while the run is open; once stopped it carries the stop text,
+    except the tripping refusal's own copy while its correction pends, which keeps its refusal text (seed 002)."""
+    exercised = False
+    for record, tripped in zip(step.records["G"], step.tripped_by):
+        if record.hook != "tool_result_persist":
+            continue
+        state = record.state.budget
+        if not state.terminal:
+            if record.persisted != record.message:
+                return True, f"{step.call.call_id}: an open run changed the persisted copy"
+            continue
+        exercised = True
+        kept = text_of(record.persisted)
+        if state.correction is not None and step.call.call_id == tripped:
+            if kept != text_of(record.message):
+                return True, f"{step.call.call_id}: the tripping refusal's copy lost its text while the correction pends: {kept[:60]!r}"
+        elif not kept.startswith(STOP_HEAD):
+            return True, f"{step.call.call_id}: a stopped run persisted {kept[:60]!r} instead of the stop text"
+    return exercised, None
+
+
+def h8_lookup_from_the_record(step: HookStep) -> Outcome:
+    """A bound exec receipt is an empty lookup exactly when the recorded command is a search that found nothing
+    (seed 000: the command comes from the pending call's record, never from the result)."""
+    from guard.lookup import lookup_found_nothing
+
+    shape = step.shape
+    if shape is None or shape.real_tool not in EXEC_TOOLS:
+        return False, None
+    exercised = False
+    for guard in ("G", "M"):
+        records = step.records[guard]
+        refused = any(r.decision is not None and r.decision.block for r in records)
+        for record in records:
+            for call_id, failed, flags, hook in record.counted:
+                if not step.bound(hook):
+                    continue
+                exercised = True
+                command = shape.args.get("command") if isinstance(shape.args, dict) else None
+                details = shape.live.get("details", {})
+                expected = bool(
+                    failed and not refused and lookup_found_nothing(command, details.get("exitCode"), text_of(shape.live)) is True
+                )
+                if (flags.get("empty_lookup") is True) != expected:
+                    return True, f"{guard}: {call_id} ({step.call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
+    return exercised, None
+
+
+def h9_capped_copy_fails_closed(step: HookStep) -> Outcome:
+    """A capped persisted copy counted without the tool's own record cannot be classified: it is charged as a
+    failure at once and earns nothing (hooks.md; seed 001: fail closed)."""
+    call = step.call
+    if call is None:
+        return False, None
+    exercised = False
+    for guard in ("G", "M"):
+        refused = False
+        for record in step.records[guard]:
+            if record.decision is not None and record.decision.block:
+                refused = True
+            if record.hook != "tool_result_persist" or not record.counted:
+                continue
+            details = record.message.get("details") if isinstance(record.message, dict) else None
+            if not (isinstance(details, dict) and details.get("persistedDetailsTruncated") is True):
+                continue
+            with_record = call.record and step.shape.record is not None and call.binding in ("bound", "rewritten") and not refused
+            if with_record:
+                continue
+            exercised = True
+            for call_id, failed, flags, _hook in record.counted:
+                if not failed or granted(flags):
+                    return True, f"{guard}: the capped copy of {call_id} was counted failed={failed} with {granted(flags)}"
+    return exercised, None
+
+
+def h10_instruction_then_stop(step: HookStep) -> Outcome:
+    """After a trip the first refused tool boundary shows the finalization instruction (never in a strict-stop or
+    cancelled run), every later one the stop text, and the run aborts exactly once, at the first stop text
+    (hooks.md "After the fuse"; seed 002)."""
+    exercised = False
+    aborted = step.start["G"].aborted
+    for record, expect in zip(step.records["G"], step.shown):
+        if expect is not None:
+            exercised = True
+            reason = record.decision.block_reason or ""
+            if expect == "instruction":
+                if reason.startswith(STOP_HEAD) or record.state.aborted != aborted:
+                    return True, f"{step.call.call_id}: the first refused boundary after the trip showed {reason[:50]!r} (aborted={record.state.aborted})"
+            elif not reason.startswith(STOP_HEAD) or not record.state.aborted:
+                return True, f"{step.call.call_id}: a later refused boundary showed {reason[:50]!r} (aborted={record.state.aborted})"
+        aborted = record.state.aborted
+    return exercised, None
+
+
+CATALOGUE: tuple[Invariant, ...] = (
+    Invariant("H1", "000, 001, 002", "order independence", h1_order_independence, subject="hooks"),
+    Invariant("H2", "000, 001, 002", "only bound outer calls get allowances", h2_only_bound_outer_calls, subject="hooks"),
+    Invariant("H3", "001, 002", "the reference's stop when no allowance applied", h3_same_stop_without_allowances, subject="hooks"),
+    Invariant("H4", "002", "the refusal kind never reaches the host", h4_kind_stays_inside, subject="hooks"),
+    Invariant("H5", "002", "admission exactly as hooks.md lists it", h5_admission_exact, subject="hooks"),
+    Invariant("H6", "002", "the instruction pends only while stopped", h6_instruction_pends_only_while_stopped, subject="hooks"),
+    Invariant("H7", "002", "stopped copies carry the stop text, the tripping refusal's excepted", h7_persisted_copies, subject="hooks"),
+    Invariant("H8", "000", "the lookup command comes from the record", h8_lookup_from_the_record, subject="hooks"),
+    Invariant("H9", "001", "a capped copy without a record fails closed", h9_capped_copy_fails_closed, subject="hooks"),
+    Invariant("H10", "002", "the instruction once, then the stop and one abort", h10_instruction_then_stop, subject="hooks"),
+)
+
+BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
+
+#: Coverage counts a default run must reach (issue 9: each at least 20).
+COVERAGE_MINIMUMS = {
+    "deferrals through the hooks": 20,
+    "admissions": 20,
+    "capped copies with a record": 20,
+    "capped copies without a record": 20,
+    "nested-child receipts": 20,
+    "forfeited turns": 20,
+    "owner cancels": 20,
+    "sequences delivered after-first": 20,
+    "sequences delivered persist-first": 20,
+    "sequences delivered in mixed order": 20,
+}
+
+
+def event_in_h1_scope(event: HookEvent) -> bool:
+    """Not a rewritten call, and no capped copy unless the call is bound (or nested) and keeps its own record."""
+    if not isinstance(event, Call):
+        return True
+    if event.binding == "rewritten":
+        return False
+    shape = call_shape(event.kind, event.index)
+    return not (event.capped and shape.persisted is not shape.live and not (event.record and event.binding in ("bound", "nested")))
+
+
+def in_h1_scope(sequence: HookSequence) -> bool:
+    """Every event of the sequence is in H1's scope."""
+    return all(event_in_h1_scope(event) for event in sequence.events)
+
+
+# -- the monitor ----------------------------------------------------------------
+
+
+@attrs.define
+class HookMonitor:
+    """Drives the three guards through one sequence and checks every invariant at every step."""
+
+    tally: Tally
+    invariants: tuple[Invariant, ...] = CATALOGUE
+    guards: dict[str, ToolLoopGuard] = attrs.field(factory=dict)
+    in_h1_scope: bool = True
+    strict_stop: bool = False
+    #: An admission happened in G so far (H3 compares stops only while none did).
+    admitted: bool = False
+    #: The call id whose receipt stopped G's run (None: none, or a model call stopped it).
+    tripped: Any = None
+    index: int = 0
+    #: Each guard's state after the last step (the next step's "before"; only ``step`` touches the guards).
+    last: dict[str, GuardState] = attrs.field(factory=dict)
+    #: Since G's run last stopped by a trip: model calls, and whether a refused boundary has shown it anything.
+    model_calls_since_trip: int = 0
+    shown_since_trip: bool = False
+    #: The owner cancelled this run (nothing re-opens it, nothing more is shown but the stop).
+    cancelled: bool = False
+
+    def start(self, sequence: HookSequence) -> None:
+        """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
+        self.guards = {"G": make_guard(sequence), "M": make_guard(sequence), "R": make_guard(sequence, allowances=False)}
+        self.in_h1_scope = True
+        self.admitted = False
+        self.tripped = None
+        self.index = 0
+        self.last = {}
+        self.model_calls_since_trip = 0
+        self.shown_since_trip = False
+        self.cancelled = False
+        self.strict_stop = sequence.strict_stop
+        self.tally.traces += 1
+
+    def finish(self, sequence: HookSequence) -> None:
+        """The sequence is over: count the order it was delivered in."""
+        policy = sequence.order_policy
+        if policy == AFTER:
+            self.tally.coverage["sequences delivered after-first"] += 1
+        elif policy == PERSIST:
+            self.tally.coverage["sequences delivered persist-first"] += 1
+        elif policy == "mixed":
+            self.tally.coverage["sequences delivered in mixed order"] += 1
+
+    def check(self, sequence: HookSequence) -> list[Violation]:
+        """Run a whole sequence; the violations of its first failing step (empty when every step held)."""
+        self.start(sequence)
+        for event in sequence.events:
+            found = self.step(event)
+            if found:
+                return found
+        self.finish(sequence)
+        return []
+
+    def _expect_admit(self, event: HookEvent) -> "bool | None":
+        """H5's expectation for ``event`` on G, read before it is delivered (None: no correction pends)."""
+        guard = self.guards["G"]
+        budget = guard.budget
+        if not isinstance(event, Call) or event.binding == "no_before" or not budget.terminal or budget.correction is None:
+            return None
+        shape = call_shape(event.kind, event.index)
+        routing = guard.routing
+        return (
+            guard.finalization.phase == PENDING
+            # Seed 002: a forfeited answer turn (two model calls since the trip) admits nothing.
+            and self.model_calls_since_trip < 2
+            and event.binding in ("bound", "rewritten", "other_tool")
+            and routing is not None
+            and routing.initialized
+            and binds_new_project(shape.tool, shape.params, routing, guard.root, list(guard.read_paths)) is True
+        )
+
+    def step(self, event: HookEvent) -> list[Violation]:
+        guards = self.guards
+        expect = self._expect_admit(event)
+        # H1's scope ends at the first receipt it does not cover (the states legitimately part from there on).
+        self.in_h1_scope = self.in_h1_scope and event_in_h1_scope(event)
+        start = {}
+        records = {}
+        for name, guard in guards.items():
+            previous = self.last.get(name)
+            start[name] = state = previous if previous is not None else guard_state(guard)
+            delivered = event.flipped() if name == "M" and isinstance(event, Call) else event
+            records[name] = found = deliver(guard, delivered, state)
+            self.last[name] = found[-1].state if found else state
+        tripped_by = []
+        shown = []
+        tripped = self.tripped
+        calls_since_trip, shown_since_trip, cancelled = self.model_calls_since_trip, self.shown_since_trip, self.cancelled
+        for record in records["G"]:
+            if record.hook == "owner_cancel":
+                cancelled = True
+            if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal:
+                tripped = record.counted[-1][0] if record.counted else None
+                calls_since_trip, shown_since_trip = 0, False
+            elif record.hook == "model_call":
+                calls_since_trip += 1
+            tripped_by.append(tripped)
+            # H10: what a refused boundary of a stopped run must show (None: this hook is no such boundary).
+            to_show = None
+            if (
+                record.hook == "before_tool_call" and record.before.budget.terminal and record.decision is not None
+                and record.decision.block and not record.admitted
+            ):
+                to_show = "instruction" if not (shown_since_trip or cancelled or self.strict_stop) else "stop"
+                shown_since_trip = True
+            shown.append(to_show)
+        shape = call_shape(event.kind, event.index) if isinstance(event, Call) else None
+        step = HookStep(
+            self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
+            expect, tripped_by, self, shown,
+        )
+        tally = self.tally
+        ids = tuple(invariant.id for invariant in self.invariants)
+        tally.checked_steps[ids] += 1
+        found = []
+        for invariant in self.invariants:
+            exercised, problem = invariant.check(step)
+            if exercised:
+                tally.exercised[invariant.id] += 1
+            if problem is not None:
+                found.append(Violation(invariant.id, self.index, problem, invariant.title))
+        self.count_coverage(step)
+        # History for the next step, after the checks (they read the history as it was before this step).
+        self.tripped = tripped
+        self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
+        self.admitted = self.admitted or any(record.admitted for record in records["G"])
+        tally.violations.extend(found)
+        tally.steps += 1
+        self.index += 1
+        return found
+
+    def count_coverage(self, step: HookStep) -> None:
+        """This step's coverage counts (G only): separate from the checks, so ``--only`` never changes them."""
+        coverage = self.tally.coverage
+        records = step.records["G"]
+        begin = step.start["G"].budget
+        end = records[-1].state.budget if records else begin
+        if end.deferrals_used > begin.deferrals_used:
+            coverage["deferrals through the hooks"] += 1
+        if any(record.admitted for record in records):
+            coverage["admissions"] += 1
+        event = step.event
+        if isinstance(event, ModelCall) and begin.terminal and begin.correction is not None and end.correction is None:
+            coverage["forfeited turns"] += 1
+        elif isinstance(event, Cancel):
+            coverage["owner cancels"] += 1
+        elif isinstance(event, Call):
+            if event.binding == "nested":
+                coverage["nested-child receipts"] += 1
+            shape = step.shape
+            refused = any(r.decision is not None and r.decision.block for r in records)
+            if event.capped and shape.persisted is not shape.live and not refused:
+                kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
+                coverage["capped copies with a record" if kept else "capped copies without a record"] += 1
+
+
+def new_monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> HookMonitor:
+    return HookMonitor(tally, tuple(only) if only is not None else CATALOGUE)

@@ -1,0 +1,163 @@
+"""What the host sends through the hooks, built from a few named shapes: receipts, call kinds and bindings.
+
+Receipts restate ``shared/spec/hooks.md`` and the seeds' recordings: an
+inspection result (``schemaVersion``, ``kind``, ``status`` ...), a Tool
+Search envelope (the real tool's result in ``details.result``), the stub the
+host persists above 8 KiB (``persistedDetailsTruncated``,
+``originalDetailKeys``, ``status``), exec results with an exit code. A *call
+kind* names one tool call the generators draw (a read, a failing fetch, an
+inspection that measured nothing, a router-gated exec, the remedy write ...);
+a *binding* names how its receipt relates to the pending call (bound, a
+nested Tool Search child, another run or session, no ``before_tool_call``,
+another tool name on the receipt, rewritten executed params).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import attrs
+
+from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
+
+RUN, SESSION = "run-1", "session-1"
+#: The first words of the stop text, as the recorded sessions show it (fixture README); never the guard's constant.
+STOP_HEAD = "This response was stopped after repeated tool failures or attempts without progress."
+#: Call ids starting with this are Tool Search's nested children (hooks.md).
+NESTED_PREFIX = "tool_search_code:"
+
+
+def text(value: str) -> list:
+    return [{"type": "text", "text": value}]
+
+
+def inspection(status: str, error: bool = True, **details: Any) -> dict:
+    return {"isError": error, "content": text(f"inspection {status}"),
+            "details": {"schemaVersion": 1, "kind": INSPECTION_KIND, "status": status, **details}}
+
+
+INVALID = inspection("failed", errorCode="invalid_request")
+NO_MATCH = inspection("failed", blockedRequests=[], steps=[{"index": 0, "status": "failed", "errorCode": "no_match"}])
+MEASURED = inspection("failed", blockedRequests=[], steps=[{"index": 0, "status": "failed", "errorCode": "visibility_mismatch"}])
+INCOMPLETE = inspection("incomplete", errorCode="transition_untested")
+PASSED = inspection("passed", error=False, blockedRequests=[], steps=[{"index": 0, "status": "passed"}])
+PASSED_PAGE_ERRORS = inspection("passed", error=False, pageErrors=["boom"])
+INSPECT_ARGS = {"siteId": "site-1", "sha256": "a" * 64, "steps": [{"action": "assert-visible", "selector": "#x"}]}
+
+
+def envelope(inner: dict, error: bool = False) -> dict:
+    """A Tool Search envelope: the real tool's result inside ``details.result``."""
+    return {"isError": error, "content": inner.get("content", []), "details": {"result": inner}}
+
+
+def capped(result: dict) -> dict:
+    """What the host persists when the details are above 8 KiB."""
+    details = result.get("details", {})
+    stub = {"persistedDetailsTruncated": True, "originalDetailKeys": sorted(details)}
+    if "status" in details:
+        stub["status"] = details["status"]
+    return {"isError": result.get("isError", False), "content": result.get("content", []), "details": stub}
+
+
+def exec_result(code: int, output: str = "", **details: Any) -> dict:
+    return {"isError": False, "content": text(output), "details": {"status": "completed", "exitCode": code, **details}}
+
+
+def ok(output: str = "done") -> dict:
+    return {"content": text(output), "details": {"status": "completed"}}
+
+
+def failure(reason: str = "nope") -> dict:
+    return {"isError": True, "content": text(reason), "details": {"status": "error", "error": reason}}
+
+
+def blocked(reason: str | None) -> dict:
+    """What the host delivers for a call the guard refused: nothing ran."""
+    return {"isError": True, "content": text(reason or ""), "details": {"status": "blocked"}}
+
+
+@attrs.frozen
+class Shape:
+    """One generated call: its tool and params, the live receipt, the persisted copy, and the tool's own record."""
+
+    tool: str
+    params: Any
+    live: Any
+    persisted: Any
+    #: The inspection tool's own record of its result, or None (only the inspection tool records).
+    record: Any = None
+
+    @property
+    def real_tool(self) -> Any:
+        return self.params.get("id") if self.tool == "tool_call" and isinstance(self.params, dict) else self.tool
+
+    @property
+    def args(self) -> Any:
+        return self.params.get("args") if self.tool == "tool_call" and isinstance(self.params, dict) else self.params
+
+
+#: Inspection calls and what their result is, direct or through Tool Search (``ts_``).
+_DIRECT_INSPECTIONS = {"invalid": INVALID, "no_match": NO_MATCH, "incomplete": INCOMPLETE, "measured": MEASURED,
+                       "passed": PASSED, "passed_page_errors": PASSED_PAGE_ERRORS}
+_WRAPPED_INSPECTIONS = {"ts_invalid": INVALID, "ts_no_match": NO_MATCH, "ts_passed": PASSED}
+
+#: Router shapes (Playground): a gated exec, the version probe that runs, the remedy write, a write to a
+#: bare file (refused, not a remedy), a read of the remedy's path.
+PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy")
+#: Every call kind the generators draw.
+CALL_KINDS = (
+    "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "fetch_fail", "invalid", "no_match",
+    "incomplete", "measured", "passed", "passed_page_errors", "ts_invalid", "ts_no_match", "ts_passed",
+    "describe_fail", "search", "big_read",
+) + PLAYGROUND_KINDS
+#: How a receipt relates to its pending call (hooks.md "Binding"); weighted toward bound receipts.
+BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten")
+#: The bindings under which a receipt is its call's: bound, or rewritten params seen only by the persist hook.
+UNBOUND_BINDINGS = frozenset({"nested", "other_run", "other_session", "no_before", "other_tool"})
+
+
+@functools.lru_cache(maxsize=8192)
+def call_shape(kind: str, index: int) -> Shape:
+    """The call of kind ``kind``, the ``index``-th of its sequence (paths and commands vary with it).
+
+    Cached: a shape is built once and shared by every guard it is delivered to, so nothing may change it
+    (the guard copies what it keeps).
+    """
+    if kind in _DIRECT_INSPECTIONS:
+        result = _DIRECT_INSPECTIONS[kind]
+        return Shape(INSPECTION_TOOL, INSPECT_ARGS, result, capped(result), result)
+    if kind in _WRAPPED_INSPECTIONS:
+        inner = _WRAPPED_INSPECTIONS[kind]
+        live = envelope(inner)
+        return Shape("tool_call", {"id": INSPECTION_TOOL, "args": INSPECT_ARGS}, live, capped(live), inner)
+    simple = {
+        "read": ("read", {"path": f"f{index}.txt"}, ok()),
+        "read_same": ("read", {"path": "same.txt"}, ok()),
+        "exec_ok": ("exec", {"command": f"ls {index}"}, exec_result(0, "a")),
+        "exec_fail": ("exec", {"command": f"make {index}"}, exec_result(2, "error")),
+        "lookup": ("exec", {"command": "grep -n foo a.js"}, exec_result(1)),
+        # A failing build whose receipt claims a search's command: the command must come from the record.
+        "lying_lookup": ("exec", {"command": f"make {index}"}, exec_result(1, "", command="grep -n foo a.js")),
+        "fetch_fail": ("web_fetch", {"url": f"https://example.com/{index}"}, failure()),
+        "describe_fail": ("tool_call", {"id": "tool_describe", "args": {"name": "x"}}, failure("Unknown tool id")),
+        "search": ("tool_search", {"query": f"q{index}"}, ok()),
+        "big_read": ("read", {"path": f"big{index}.json"}, ok("x" * 10)),
+        "gate": ("exec", {"command": f"python3 -c 'import m{index}'"}, exec_result(0)),
+        "probe": ("exec", {"command": "python3 --version"}, exec_result(0, "Python 3.11.2")),
+        "remedy": ("write", {"path": f"Playground/project-{index % 3}/main.py", "content": "x"}, ok()),
+        "bad_write": ("write", {"path": f"main{index}.py", "content": "x"}, ok()),
+        "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
+    }
+    tool, params, live = simple[kind]
+    return Shape(tool, params, live, live, None)
+
+
+def other_tool(tool: str) -> str:
+    """A tool name the receipt may carry that is not the recorded one (and not Tool Search's wrapper)."""
+    return "read" if tool != "read" else "exec"
+
+
+def rewritten(params: Any) -> Any:
+    """Executed params that differ from the recorded ones (the host rewrote them)."""
+    return {**params, "rewritten": True} if isinstance(params, dict) else {"rewritten": True}

@@ -1,0 +1,162 @@
+"""The hook subject's Hypothesis state machine: one hook sequence per example, every invariant at every step.
+
+``@initialize`` draws the run's setting: Playground routing or a website
+task, strict stop or not, the order policy (every call after-first, every
+call persist-first, or each call's own), and whether the example stays in
+H1's scope. Rules append events through the same ``Builder`` the bulk driver
+uses (single calls of every kind and binding, model calls, owner cancels,
+the router going inactive, the trip and deferral motifs) and hand each new
+event to ``HookMonitor.step``; a violation fails the example with lines
+``VIOLATED <id> ...`` and Hypothesis shrinks it.
+
+No module-level state: a run's tally, failure and options live in a
+``MachineRun`` bound to a subclass made for it (``machine_for``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+from hypothesis import HealthCheck, Phase, event, settings, strategies as st
+from hypothesis import seed as hypothesis_seed
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
+
+from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
+from properties.catalogue import Invariant, Tally, Violation
+from properties.hooks.events import HookEvent, HookSequence
+from properties.hooks.generate import AFTER_TRIP, PLAYGROUND_WEIGHTED, POLICIES, WEBSITE_WEIGHTED, Builder
+from properties.hooks.invariants import CATALOGUE, HookMonitor
+from properties.hooks.shapes import BINDINGS
+
+
+@attrs.define
+class MachineRun:
+    """What one run of the machine accumulates, and which invariants it checks."""
+
+    tally: Tally = attrs.field(factory=Tally)
+    only: "tuple[Invariant, ...] | None" = None
+    #: (the failing sequence, its violation), the last one found (after shrinking: the minimal one).
+    failure: "tuple[HookSequence, Violation] | None" = None
+
+
+class HookMachine(RuleBasedStateMachine):
+    """One run's guards through one generated hook sequence."""
+
+    run: "MachineRun | None" = None
+
+    @initialize(
+        playground=st.booleans(),
+        policy=st.sampled_from(POLICIES),
+        strict=st.sampled_from((False, False, False, True)),
+        scoped=st.sampled_from((True, True, True, False)),
+    )
+    def start(self, playground: bool, policy: str, strict: bool, scoped: bool) -> None:
+        self.builder = Builder(playground=playground, policy=policy, scoped=scoped, strict_stop=playground and strict)
+        self.monitor = HookMonitor(self.run.tally, self.run.only or CATALOGUE)
+        self.monitor.start(self.builder.build())
+        self.delivered = 0
+
+    def _deliver(self) -> None:
+        """Hand every event the last rule added to the monitor."""
+        events = self.builder.events
+        while self.delivered < len(events):
+            item: HookEvent = events[self.delivered]
+            self.delivered += 1
+            found = self.monitor.step(item)
+            if found:
+                self.run.failure = (attrs.evolve(self.builder.build(), events=tuple(events[: self.delivered])), found[0])
+                raise AssertionError("\n".join(f"VIOLATED {v.invariant} {v}" for v in found))
+
+    @rule(pick=st.integers(0, 10_000), binding=st.sampled_from(BINDINGS), record=st.booleans(), capped=st.booleans(),
+          order_pick=st.floats(0, 1))
+    def call(self, pick: int, binding: str, record: bool, capped: bool, order_pick: float) -> None:
+        """One tool call of a kind weighted for the setting, with any binding."""
+        kinds = PLAYGROUND_WEIGHTED if self.builder.playground else WEBSITE_WEIGHTED
+        self.builder.call(kinds[pick % len(kinds)], binding, record=record, capped=capped, order_pick=order_pick)
+        self._deliver()
+
+    @rule()
+    def model_call(self) -> None:
+        self.builder.model()
+        self._deliver()
+
+    @rule(then=st.sampled_from(AFTER_TRIP), order_pick=st.floats(0, 1))
+    @precondition(lambda self: self.builder.playground)
+    def trip(self, then: str, order_pick: float) -> None:
+        """Four gated execs trip the fuse; then the first call after the trip (the remedy or not)."""
+        event(f"after the trip: {then}")
+        self.builder.trip(then, order_pick)
+        self._deliver()
+
+    @rule(then=st.sampled_from(("passed", "ts_passed", "fetch_fail", "search", "no_match")), order_pick=st.floats(0, 1))
+    @precondition(lambda self: not self.builder.playground)
+    def deferral(self, then: str, order_pick: float) -> None:
+        """Three failures, a correctable inspection failure at the fuse, then the next result."""
+        self.builder.deferral(then, order_pick)
+        self._deliver()
+
+    @rule()
+    def cancel(self) -> None:
+        self.builder.cancel()
+        self._deliver()
+
+    @rule()
+    @precondition(lambda self: self.builder.playground)
+    def router_off(self) -> None:
+        self.builder.router_off()
+        self._deliver()
+
+    def teardown(self) -> None:
+        builder = getattr(self, "builder", None)
+        if builder is not None and self.delivered == len(builder.events):
+            self.monitor.finish(builder.build())
+
+
+@attrs.define
+class StatefulResult:
+    examples: int
+    seconds: float = 0.0
+    failure: "tuple[HookSequence, Violation] | None" = None
+    error: str = ""
+
+
+def machine_for(run: MachineRun) -> type:
+    return type("HookMachine", (HookMachine,), {"run": run})
+
+
+def standalone_machine() -> type:
+    """The machine as a standalone test class (pytest, HypoFuzz): every hook invariant."""
+    return machine_for(MachineRun())
+
+
+def run_stateful(
+    seed: int, profile: str, tally: Tally, *, examples: "int | None" = None, steps_per_example: int = 12,
+    only: "tuple[Invariant, ...] | None" = None, shrink: bool = True,
+) -> StatefulResult:
+    """Run the machine with ``seed`` under ``profile``; merge what it checked into ``tally``."""
+    run = MachineRun(only=only)
+    base = settings.get_profile(profile)
+    chosen = settings(
+        base, max_examples=examples if examples is not None else base.max_examples, stateful_step_count=steps_per_example,
+        database=None, deadline=None, print_blob=False,
+        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate], suppress_health_check=list(HealthCheck),
+    )
+    machine = machine_for(run)
+    hypothesis_seed(seed)(machine)
+    result = StatefulResult(examples=chosen.max_examples)
+    start = time.perf_counter()
+    try:
+        run_state_machine_as_test(machine, settings=chosen)
+    except AssertionError as error:
+        if run.failure is not None:
+            result.failure = run.failure
+        else:
+            result.error = str(error).splitlines()[0] if str(error) else type(error).__name__
+    except Exception as error:  # a crash inside the guard is a finding too, not a harness error
+        result.error = f"{type(error).__name__}: {error}"
+    result.seconds = time.perf_counter() - start
+    if result.failure is not None:
+        run.tally.violations[:] = [result.failure[1]]
+    tally.merge(run.tally)
+    return result
