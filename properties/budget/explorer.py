@@ -711,10 +711,6 @@ def encode(budgets: Sequence[Any], history: tuple, canon: Canon) -> State:
     return canonical([raw_key(budget, index > 0, canon) for index, budget in enumerate(budgets)], history, canon)
 
 
-def remembered_count(state: State) -> int:
-    return state.remembered
-
-
 def decode_copy(prototype: Any, key: CopyKey) -> Any:
     """A budget in the state ``key`` (canonical labels become the ids c0, c1, ...), made from a fresh ``prototype``."""
     budget = clone(prototype)

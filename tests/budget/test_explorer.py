@@ -83,6 +83,27 @@ def test_default_set_has_the_scopes_the_brief_asks_for():
         assert attrs.asdict(config.oracle) == SPEC_NUMBERS
     # Every small scope is explored to its fixpoint.
     assert all(c.max_depth is None for c in configs if c.limits != Limits())
+    # Issue 12: a complete proof at the real fuse (4) with a total cap of at least 6.
+    assert any(
+        c.max_depth is None and c.limits.consecutive_failures == SPEC_NUMBERS["consecutive_failures"] and c.limits.total_failures >= 6
+        for c in configs
+    ), "a complete proof at consecutive 4 with total >= 6"
+
+
+def test_thorough_set_has_the_scopes_the_brief_asks_for():
+    configs = configurations("thorough")
+    assert any(
+        c.max_depth is None and c.limits.consecutive_failures >= 4 and c.limits.total_failures >= 8
+        and c.limits.rounds_without_progress >= 2 and c.limits.free_empty_lookups >= 2
+        for c in configs
+    ), "a complete proof of at least consecutive 4, total 8, rounds 2, free lookups 2"
+    assert any(
+        c.max_depth is not None and c.max_depth >= 10 and c.alphabet == "full" and c.limits == Limits() for c in configs
+    ), "the real limits searched to depth 10 with every event"
+    # The thorough set proves everything the default set does.
+    assert {c.name for c in configurations("default")} <= {c.name for c in configs}
+    with pytest.raises(ValueError):
+        configurations("exhaustive")
 
 
 def test_a_search_cut_short_is_not_a_proof():
