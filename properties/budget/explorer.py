@@ -891,6 +891,11 @@ def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -
     return events
 
 
+#: How many entries each cache of an expander may hold before it is emptied (``Expander._trim``): the
+#: thorough set's largest scopes would otherwise hold gigabytes of moves and verdicts.
+CACHE_BOUNDS = {"verdicts": 600_000, "raw children": 600_000, "moves": 60_000}
+
+
 class Transition(NamedTuple):
     """One budget's answer to one event from one key, as any copy with that key and those flags gets it."""
 
@@ -1004,6 +1009,8 @@ class Expander:
             invariants=STATE_INVARIANTS, failure_ends_probes="all",
         )
         self.seen: set[State] = set()
+        #: One object per distinct copy key and history in the states kept.
+        self.interned: dict[Any, Any] = {}
         #: (raw copy keys, history) of every child canonicalized so far (most edges meet one again).
         self.raw_seen: set[tuple] = set()
         self.probed: set[tuple] = set()
@@ -1224,6 +1231,25 @@ class Expander:
         gained = tuple((name, count - counted.get(name, 0)) for name, count in coverage.items() if count != counted.get(name, 0))
         return found, history, _Verdict(history, tuple(held), gained)
 
+    #: How often (in states expanded) the caches are measured against their bounds.
+    _trim_every = 1024
+
+    def _trim(self) -> None:
+        """Empty the caches that outgrew their bound (``CACHE_BOUNDS``): they only save work, so nothing else changes.
+
+        The pair numbers are kept: the stored verdicts' keys are made of them.
+        """
+        if len(self.verdicts) > CACHE_BOUNDS["verdicts"]:
+            self._count_repeats()
+            self.verdicts.clear()
+        if len(self.raw_seen) > CACHE_BOUNDS["raw children"]:
+            self.raw_seen.clear()
+        if sum(len(cache) for cache in self.moves) > CACHE_BOUNDS["moves"]:
+            for caches in (self.moves, self.steps, self.bare_steps):
+                for cache in caches:
+                    cache.clear()
+            self.rows.clear()
+
     def _count_repeats(self) -> None:
         """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
         tally = self.tally
@@ -1253,7 +1279,10 @@ class Expander:
         judge = self.judge
         verdicts = self.verdicts
         memo = self.memo
+        intern = self.interned.setdefault
         for position, key in enumerate(keys):
+            if not position % self._trim_every:
+                self._trim()
             events = _events_of(key, self.config)
             tag = id(events)
             rows = []
@@ -1297,6 +1326,8 @@ class Expander:
                 child = canonical(raw[0], after_history, canon)
                 if child in seen:
                     continue
+                # Kept for the rest of the search: its copies are shared with every other state holding them.
+                child = State(tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history))
                 seen.add(child)
                 children.append((position, number, child))
                 bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)

@@ -175,6 +175,19 @@ def test_judging_each_distinct_step_once_counts_what_judging_every_edge_counts(w
     assert memo.steps == plain.edges
 
 
+def test_emptied_caches_change_nothing(monkeypatch):
+    """Caches bounded to almost nothing (``CACHE_BOUNDS``) give the same search and the same counts."""
+    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False)
+    roomy = Tally()
+    first = explore(scope, roomy, keep_states=True)
+    monkeypatch.setattr(explorer, "CACHE_BOUNDS", {"verdicts": 5, "raw children": 5, "moves": 5})
+    monkeypatch.setattr(explorer.Expander, "_trim_every", 1)
+    tight = Tally()
+    second = explore(scope, tight, keep_states=True)
+    assert (second.states, second.edges, second.reached) == (first.states, first.edges, first.reached)
+    assert (tight.checked, tight.exercised, tight.steps) == (roomy.checked, roomy.exercised, roomy.steps)
+
+
 def test_refusal_kind_images_are_one_state():
     """Seed 002 grants each kind once and never names one: a grant of either kind is the same state."""
     limits = Limits(consecutive_failures=1)
