@@ -1027,8 +1027,8 @@ class Expander:
         self.masks: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
         #: Per copy: alphabet (by identity) -> ``_plan``.
         self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
-        #: (copy, transition) -> (the step's row for it, its pair number, the transition).
-        self.rows: dict[tuple[int, int], tuple] = {}
+        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition).
+        self.rows: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
 
     def start(self) -> tuple[State, list[Violation]]:
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
@@ -1160,13 +1160,15 @@ class Expander:
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 
     def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
-        known = self.rows.get((index, id(transition)))
+        rows = self.rows[index]
+        known = rows.get(id(transition))
         if known is None:
             row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
             pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
             # The transition is kept with its row, so that its id stays its own.
-            known = self.rows[(index, id(transition))] = (row, pair, transition)
-        return Move(after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1])
+            known = rows[id(transition)] = (row, pair, transition)
+        # ``Move(...)`` without the named tuple's Python-level constructor: this runs once per copy and event.
+        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1]))
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1245,10 +1247,9 @@ class Expander:
         if len(self.raw_seen) > CACHE_BOUNDS["raw children"]:
             self.raw_seen.clear()
         if sum(len(cache) for cache in self.moves) > CACHE_BOUNDS["moves"]:
-            for caches in (self.moves, self.steps, self.bare_steps):
+            for caches in (self.moves, self.steps, self.bare_steps, self.rows):
                 for cache in caches:
                     cache.clear()
-            self.rows.clear()
 
     def _count_repeats(self) -> None:
         """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
