@@ -12,6 +12,21 @@ Rows, each the median of ``--repeats`` runs in this process:
   checking over stepping alone.
 * stateful: steps per second of the Hypothesis state machine (every probe of B13).
 * explorer: states and edges per second of the quick configurations.
+* explorer against commit ``e84bbbf`` (``--compare``, on by default): that
+  commit's explorer, checked out into a temporary git worktree, and this one
+  run the same scopes side by side, each run a fresh subprocess, old and new
+  alternating, one process each (``--explorer-workers``); medians and ratios
+  of states per second and of the time to finish the scope. Seconds are CPU
+  seconds of the exploring processes (its forked workers included), so that
+  other work on a shared machine does not tilt a ratio; the wall time of the
+  same runs is printed beside them. This explorer
+  merges more states (the refusal-kind symmetry), so it also runs each scope
+  with that symmetry off: the same states as the old one, the fairest
+  states-per-second ratio.
+* explorer growth: states, edges and seconds of this explorer's proofs at
+  consecutive 4 as the total cap grows (3, 4, 5, 6, 8), with the growth
+  factor per step; a scope still running after ``--growth-seconds`` is cut
+  off and reported so.
 * lookup classifier: commands per second (``properties.lookup.bench``).
 * the wall time of one default ``python -m properties`` run (a subprocess).
 
@@ -143,6 +158,173 @@ def bench_explorer(repeats: int, timeout: float) -> dict[str, Any]:
     return {"status": "ran", "states_per_second": _median(rates), "edges_per_second": _median(edge_rates), "states": states, "edges": edges}
 
 
+#: The commit whose explorer the comparison runs, and where that explorer lived then.
+BASELINE = "e84bbbf"
+BASELINE_MODULE = "properties.explorer"
+CURRENT_MODULE = "properties.budget.explorer"
+
+#: The scopes compared: the default run's proofs and its two real-limits searches.
+#: (name, scope arguments for ``_small`` or None for the real limits, fingerprints, depth, alphabet)
+COMPARED = (
+    ("small c1 t3", (1, 3, 1, 1, 1, 1, 1), True, None, "full"),
+    ("small c3 t5", (3, 5, 1, 1, 1, 1, 1), False, None, "full"),
+    ("small c4 t6", (4, 6, 1, 1, 1, 1, 1), False, None, "full"),
+    ("real limits", None, True, 6, "full"),
+    ("real limits, counters", None, True, 13, "counters"),
+)
+GROWTH_TOTALS = (3, 4, 5, 6, 8)
+
+#: Run in a fresh interpreter with either checkout first on the path: one exploration, its figures as JSON.
+_RUNNER = """
+import json, sys, importlib
+import attrs
+job = json.loads(sys.argv[1])
+mod = importlib.import_module(job["module"])
+from guard.limits import Limits
+if job["scope"] is not None:
+    config = mod._scope(job["name"], mod._small(*job["scope"]), fingerprints=job["fingerprints"])
+else:
+    config = mod.Config(job["name"], Limits(), job["depth"], mod.SPEC_LIMITS, alphabet=job["alphabet"])
+canon = mod._canon_for(config)
+if job["plain_kinds"]:
+    canon = attrs.evolve(canon, kinds=False)
+import resource, time
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+started = cpu()
+row = mod.explore(config, mod.Tally(), canon=canon, workers=job["workers"], max_states=job["max_states"])
+print(json.dumps({"states": row.states, "edges": row.edges, "wall": row.seconds, "seconds": cpu() - started,
+                  "complete": row.complete, "depth": row.depth, "violation": row.violation is not None}))
+"""
+
+
+def _explore_in(root: Path, job: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """One exploration in a fresh interpreter over ``root``; None when cut off after ``timeout`` seconds."""
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _RUNNER, json.dumps(job)], cwd=root, env=env, capture_output=True, text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench: exploring {job['name']} in {root} failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _job(module: str, name: str, scope: Any, fingerprints: bool, depth: Any, alphabet: str, workers: int,
+         plain_kinds: bool = False) -> dict[str, Any]:
+    return {
+        "module": module, "name": name, "scope": scope, "fingerprints": fingerprints, "depth": depth,
+        "alphabet": alphabet, "workers": workers, "plain_kinds": plain_kinds, "max_states": 3_000_000,
+    }
+
+
+class _Baseline:
+    """A temporary git worktree of ``BASELINE`` (removed on exit)."""
+
+    def __enter__(self) -> Path | None:
+        import tempfile
+
+        self.parent = Path(tempfile.mkdtemp(prefix="bench-baseline-"))
+        self.path = self.parent / BASELINE
+        proc = subprocess.run(
+            ["git", "worktree", "add", "--detach", str(self.path), BASELINE], cwd=ROOT, capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            self.error = proc.stderr.strip().splitlines()[-1:] or ["git worktree add failed"]
+            return None
+        return self.path
+
+    def __exit__(self, *_exc: Any) -> None:
+        import shutil
+
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.path)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(self.parent, ignore_errors=True)
+
+
+def bench_compare(repeats: int, workers: int, timeout: float, add: Any) -> None:
+    """This explorer against ``BASELINE``'s on the same scopes, side by side; medians and ratios."""
+    with _Baseline() as old_root:
+        if old_root is None:
+            add("explorer vs " + BASELINE, "-", "no baseline worktree (git worktree add failed)")
+            return
+        totals = {"old": [0, 0.0], "new": [0, 0.0], "same": [0, 0.0]}
+        for name, scope, fingerprints, depth, alphabet in COMPARED:
+            runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": [], "same": []}
+            jobs = {
+                "old": (old_root, _job(BASELINE_MODULE, name, scope, fingerprints, depth, alphabet, workers)),
+                "new": (ROOT, _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, workers)),
+                "same": (ROOT, _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, workers, plain_kinds=True)),
+            }
+            for number in range(repeats):
+                # Alternate who goes first, so a load that changes during the run hits both alike.
+                order = ("old", "new", "same") if number % 2 == 0 else ("same", "new", "old")
+                for side in order:
+                    root, job = jobs[side]
+                    found = _explore_in(root, job, timeout)
+                    if found is None:
+                        add(f"explorer {name} ({side})", "-", f"cut off after {timeout:.0f} s")
+                        return
+                    runs[side].append(found)
+            seconds = {side: _median([run["seconds"] for run in found]) for side, found in runs.items()}
+            wall = {side: _median([run["wall"] for run in found]) for side, found in runs.items()}
+            states = {side: found[0]["states"] for side, found in runs.items()}
+            edges = {side: found[0]["edges"] for side, found in runs.items()}
+            rate = {side: states[side] / seconds[side] for side in runs}
+            if states["same"] != states["old"]:
+                raise RuntimeError(f"bench: {name}: with the kind symmetry off this explorer reached {states['same']} states, {BASELINE} {states['old']}")
+            for side in runs:
+                totals[side][0] += states[side]
+                totals[side][1] += seconds[side]
+            add(
+                f"explorer {name}: {BASELINE} (states/s)", f"{rate['old']:,.0f}",
+                f"{states['old']:,} states, {edges['old']:,} edges, {seconds['old']:.2f} CPU s ({wall['old']:.2f} s wall)",
+            )
+            add(
+                f"explorer {name}: now (states/s)", f"{rate['new']:,.0f}",
+                f"{states['new']:,} states, {edges['new']:,} edges, {seconds['new']:.2f} CPU s ({wall['new']:.2f} s wall); "
+                f"{rate['new'] / rate['old']:.2f}x states/s, {seconds['old'] / seconds['new']:.2f}x faster to the same verdict",
+            )
+            add(
+                f"explorer {name}: now, same states (states/s)", f"{rate['same']:,.0f}",
+                f"kind symmetry off: {states['same']:,} states as {BASELINE}, {seconds['same']:.2f} CPU s ({wall['same']:.2f} s wall); {rate['same'] / rate['old']:.2f}x states/s",
+            )
+        old, new, same = (totals[side] for side in ("old", "new", "same"))
+        add(
+            f"explorer all compared scopes vs {BASELINE}", f"{(same[0] / same[1]) / (old[0] / old[1]):.2f}x",
+            f"states per CPU second on the same states ({same[0]:,} in {same[1]:.1f} s vs {old[1]:.1f} s); "
+            f"{old[1] / new[1]:.2f}x less CPU to the same verdicts ({new[0]:,} states in {new[1]:.1f} s); medians of {repeats}",
+        )
+
+
+def bench_growth(workers: int, timeout: float, add: Any) -> None:
+    """This explorer's proofs at consecutive 4 as the total cap grows, with the growth factor per step."""
+    previous = None
+    for total in GROWTH_TOTALS:
+        name = f"small c4 t{total}"
+        found = _explore_in(ROOT, _job(CURRENT_MODULE, name, (4, total, 1, 1, 1, 1, 1), False, None, "full", workers), timeout)
+        if found is None:
+            add(f"growth {name}", "-", f"cut off after {timeout:.0f} s (--growth-seconds): larger scopes not run")
+            return
+        factor = ""
+        if previous is not None:
+            factor = (
+                f"; x{found['states'] / previous['states']:.2f} states, x{found['edges'] / previous['edges']:.2f} edges, "
+                f"x{found['seconds'] / previous['seconds']:.2f} time"
+            )
+        verdict = "fixpoint" if found["complete"] else "NOT complete"
+        add(
+            f"growth {name} (CPU s)", f"{found['seconds']:.2f}",
+            f"{found['wall']:.2f} s wall, {found['states']:,} states, {found['edges']:,} edges, {verdict}{factor}",
+        )
+        previous = found
+
+
 def bench_classifier(seconds: float) -> dict[str, Any]:
     try:
         from properties.lookup.bench import bench_lookup
@@ -179,9 +361,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--traces", type=int, default=1500, help="bulk traces per run")
     parser.add_argument("--examples", type=int, default=40, help="state machine examples per run")
     parser.add_argument("--skip-default-run", action="store_true", help="do not time a default python -m properties run")
+    parser.add_argument("--only-explorer", action="store_true", help="only the explorer comparison and growth rows")
+    parser.add_argument("--no-compare", action="store_true", help=f"do not run the explorer of {BASELINE} side by side")
+    parser.add_argument("--explorer-repeats", type=int, default=3, help="runs per side and scope in the comparison (median)")
+    parser.add_argument("--explorer-workers", type=int, default=1, help="processes per exploration in the comparison and growth rows")
+    parser.add_argument("--growth-seconds", type=float, default=300.0, help="cut off a growth scope after this long")
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.traces < 1 or args.examples < 1:
-        print("python -m properties.bench: --repeats, --traces and --examples must be positive", file=sys.stderr)
+    if args.repeats < 1 or args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
+        print("python -m properties.bench: --repeats, --traces, --examples, --explorer-repeats, --explorer-workers and --growth-seconds must be positive", file=sys.stderr)
         return 2
     profiles.load()
     print(f"bench: seed {SEED}, {args.repeats} repeats per row (median), {os.cpu_count()} CPUs", flush=True)
@@ -191,6 +378,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append((name, value, note))
         print(f"  {name:<44} {value:>16}  {note}", flush=True)
 
+    if not args.no_compare:
+        bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add)
+    bench_growth(args.explorer_workers, args.growth_seconds, add)
+    if args.only_explorer:
+        _table(rows)
+        return 0
     b = bench_bulk(args.traces, args.repeats)
     add("bulk checked (steps/s)", f"{b['checked_steps_per_second']:,.0f}", f"{args.traces} traces, {b['steps']:,.0f} steps")
     add("bulk unchecked floor (steps/s)", f"{b['unchecked_steps_per_second']:,.0f}", "same events and copies, no snapshots, no checks")
@@ -214,13 +407,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_default_run:
         d = bench_default_run(timeout=600.0)
         add("default python -m properties (wall s)", f"{d.get('wall_seconds', 0):.1f}", f"{d['status']}; {d.get('summary', '')[:80]}")
+    _table(rows)
+    return 0
+
+
+def _table(rows: list[tuple[str, str, str]]) -> None:
     print()
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>16}  note")
     print("-" * (width + 40))
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>16}  {note}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ QUICK_TRACES = 2_000
 MUTANT_TRACES = 3_000
 QUICK_EXAMPLES = 30
 #: The explorer's time budget per mode; a configuration still running then is cut off and reported.
-EXPLORER_SECONDS = {"default": 240.0, "quick": 60.0, "mutants": 30.0}
+EXPLORER_SECONDS = {"default": 240.0, "quick": 60.0, "mutants": 30.0, "thorough": 1800.0}
 
 
 def _invariants(request: DriverRequest) -> "tuple[Any, ...] | None":
@@ -165,8 +165,9 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     tally = Tally()
     if explorer is None:
         return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
-    quick = request.mode != "default"
-    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS[request.mode]
+    # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
+    quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
+    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
     start = time.perf_counter()
     deadline = start + seconds
     rows: list[Any] = []

@@ -7,7 +7,7 @@ delivers every event of a finite alphabet (below) to copies of that state,
 through ``Monitor.step``, so every invariant of the catalogue is checked on
 every edge; the explorer itself checks nothing.
 
-Two modes (``configurations``):
+Three sets (``configurations``: quick, default, thorough), of two kinds:
 
 * small scope: scaled-down limits, explored until no new state appears. With
   the canonical form below the state space is finite, so reaching the fixpoint
@@ -16,13 +16,30 @@ Two modes (``configurations``):
   every trace of at most that many events; once with the whole alphabet and
   once deeper with the few events that move the run-wide counters.
 
-Cost: ``Monitor.step`` (seven copies, twelve checks) is most of each edge, so
-the search saves states, not steps: the canonical form (``encode``) merges
-mirror images and forgets what can no longer matter (the memories of copies
-stopped for good, the counters of every stopped copy once the reference has
-stopped, see ``_reference_settled``); B13, a property of a state rather than
-of a step, is checked once per distinct state of ``P`` (``Expander.probe``);
-and the default set splits each level between two forked processes.
+Cost. ``python -m properties.budget.explorer --profile default`` under
+cProfile (small c1 t3, before this design) spent its time in
+``Monitor.step`` (7 copies cloned, stepped and snapshotted per edge, then
+12 checks), ``encode`` and ``clone``. So the search now saves work at every
+level:
+
+* states: the canonical form (``canonical``) merges mirror images (the two
+  lanes, the two refusal kinds) and forgets what can no longer matter (the
+  memories of copies stopped for good, the counters of every stopped copy
+  once the reference has stopped, see ``_settled``);
+* copies: a state is a tuple of named per-copy keys (``CopyKey``); a copy's
+  next state depends only on its own state and the event, so each copy key
+  is stepped with each event once, by the real ``guard`` or ``reference``
+  code, and the move reused wherever that copy key meets that event again
+  (``Expander._moves``; without eviction the memory of call ids is one bit
+  of the move, ``Expander._moves_unordered``);
+* steps: every edge is judged by the catalogue's predicates through the
+  monitor's own history update and coverage counts (``Expander.judge``, held
+  equal to ``Monitor.step`` by a unit test), and a step equal to one judged
+  before (same event, history and snapshots) is counted, not evaluated again
+  (``_Verdict``), as B13, a property of a state rather than of a step, is
+  checked once per distinct state of ``P`` (``Expander.probe``);
+* cores: the default and thorough sets split each level between this
+  process and a forked one.
 
 Why each search terminates (correct budgets; a broken one may not, hence the
 ``MAX_STATES`` safety net, which reports the configuration incomplete):
@@ -57,22 +74,27 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import attrs
 
+from guard.budget import RunProgressBudget
 from guard.limits import Limits
-from properties.budget.copies import ALL_COPIES, SPEC_LIMITS, new_copies, reference_limits
+from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import BY_ID, CATALOGUE, Monitor, Tally, Violation
+from properties.budget.invariants import (
+    BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, snap_production, snap_reference,
+)
 from reference.budget import ReferenceBudget
 
 
 #: A broken budget may have an infinite state space; past this many states a run stops, incomplete.
-#: The default set's largest scope has under 30,000 states, the quick set's under 3,000.
+#: The default set's largest configuration has under 50,000 states, the quick set's under 3,000.
 MAX_STATES = 100_000
 QUICK_MAX_STATES = 20_000
+#: The thorough set's real-limits search to depth 10 reaches about half a million states.
+THOROUGH_MAX_STATES = 3_000_000
 _TRACE_LEVELS = False
 
 LANES = ("workspace", "extension")
@@ -127,33 +149,59 @@ def _scope(name: str, spec: Limits, **options: Any) -> Config:
     return Config(name, production, None, spec, **options)
 
 
-def configurations(quick: bool) -> list[Config]:
-    """The explorations of one run. ``quick`` is the set the unit tests and mutation runs use (a few seconds).
+MODES = ("quick", "default", "thorough")
+
+
+def configurations(mode: bool | str) -> list[Config]:
+    """The explorations of one run: ``"quick"`` (or True), ``"default"`` (or False) or ``"thorough"``.
+
+    ``quick`` is the set the unit tests and mutation runs use (a few seconds);
+    ``default`` the one a reviewer's ``python -m properties`` runs (its share
+    of the 60 s run is about 25 s on two quiet cores); ``thorough`` the one
+    ``--profile thorough`` runs (about 10 minutes).
 
     Small scopes keep corrected attempts at 2 (the two-per-run rule needs two)
     and a seen-calls cap of 1, so that eviction and the re-observation of an
-    evicted id are part of every proof. The consecutive-3/total-5 scope leaves
-    out the other fingerprints (B, and A with reordered keys): identical-success
-    accounting is a rule the seeds do not touch, proved with them in the
-    smaller scopes and checked at the real limits, while that scope is about the
-    fuses and the total cap, where they would triple the states.
+    evicted id are part of every proof. The scopes from consecutive 3/total 5
+    up leave out the other fingerprints (B, and A with reordered keys):
+    identical-success accounting is a rule the seeds do not touch, proved with
+    them in the smaller scopes and checked at the real limits, while those
+    scopes are about the fuses and the total cap, where they would triple the
+    states. Consecutive 4 is the real fuse: with total 6 it leaves room for a
+    trip at the fuse, an admitted remedy and its failure, and a wait that lands
+    with it, all below the total cap.
     """
+    mode = "quick" if mode is True else "default" if mode is False else mode
+    if mode not in MODES:
+        raise ValueError(f"explorer mode must be one of {MODES}, not {mode!r}")
     tiny = [
         _scope("small c1 t2", _small(1, 2, 1, 1, 1, 1, 1)),
         _scope("small c2 t2", _small(2, 2, 1, 1, 1, 1, 1)),
         # Total 3 leaves room for a third deferral, a second grant of a kind and a grant after a lane failure.
         _scope("small c1 t3", _small(1, 3, 1, 1, 1, 1, 1)),
     ]
-    if quick:
+    if mode == "quick":
         return tiny + [Config("real limits", Limits(), 4, SPEC_LIMITS)]
-    # A consecutive-2/total-3 scope (5,798 states, about 14 s) sits between c1 t3 and c3 t5 and adds
-    # nothing either misses; it is left out so the default run keeps its 60 s budget on two cores.
-    return tiny + [
+    fuses = [
         _scope("small c3 t5", _small(3, 5, 1, 1, 1, 1, 1), fingerprints=False),
-        Config("real limits", Limits(), 6, SPEC_LIMITS),
-        # Deep enough for the 9th round, the 13th empty lookup and the 12th failure at the real limits.
-        Config("real limits, counters", Limits(), 13, SPEC_LIMITS, alphabet="counters"),
+        _scope("small c4 t6", _small(4, 6, 1, 1, 1, 1, 1), fingerprints=False),
     ]
+    if mode == "default":
+        return tiny + fuses + [
+            Config("real limits", Limits(), 6, SPEC_LIMITS),
+            # Deep enough for the 9th round, the 13th empty lookup and the 12th failure at the real limits.
+            Config("real limits, counters", Limits(), 13, SPEC_LIMITS, alphabet="counters"),
+        ]
+    return tiny + fuses + [
+        # Two rounds and two free lookups: a round after a reset, the second free lookup and the first charged one.
+        _scope("small c4 t8 r2 f2", _small(4, 8, 2, 2, 1, 1, 1), fingerprints=False),
+        Config("real limits", Limits(), THOROUGH_DEPTH, SPEC_LIMITS),
+        Config("real limits, counters", Limits(), 16, SPEC_LIMITS, alphabet="counters"),
+    ]
+
+
+#: How deep ``--profile thorough`` searches the real limits with every event.
+THOROUGH_DEPTH = 10
 
 
 # -- the alphabet ----------------------------------------------------------------
@@ -251,13 +299,27 @@ TERMINAL_RESULTS = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 DUPLICATES = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 
 ID_NAMES = [f"c{index}" for index in range(4096)]
+_LABEL_OF = {name: index for index, name in enumerate(ID_NAMES)}
 
 
 def _with_id(template: Result, call_id: str, label: str) -> Result:
-    return attrs.evolve(template, call_id=call_id, label=label)
+    event = attrs.evolve(template, call_id=call_id, label=label)
+    _ORIGIN[id(event)] = (template, _LABEL_OF[call_id])
+    _KEEP.append(event)
+    return event
+
+
+#: Every alphabet event made from a template: (template, the label of its call id). The events are
+#: kept alive (``_KEEP``) so that their ids stay theirs.
+_ORIGIN: dict[int, tuple[Result, int]] = {}
+_KEEP: list[Event] = []
 
 
 _ALPHABETS: dict[tuple, tuple[Event, ...]] = {}
+#: The events without a call id: one object each, so that a copy's moves can be cached on them.
+_ROUND = Round()
+_STOP = Stop()
+_FIRST_CALLS = (FirstCall(remedy=True), FirstCall(remedy=False))
 
 
 def alphabet(
@@ -269,16 +331,16 @@ def alphabet(
         cached = _ALPHABETS.get(shape)
         if cached is None:
             fresh = ID_NAMES[remembered]
-            cached = (Round(),) + tuple(_with_id(template, fresh, template.label) for template in COUNTERS)
+            cached = (_ROUND,) + tuple(_with_id(template, fresh, template.label) for template in COUNTERS)
             _ALPHABETS[shape] = cached
         return cached
     cached = _ALPHABETS.get(shape)
     if cached is not None:
         return cached
     fresh = ID_NAMES[remembered]
-    events: list[Event] = [Round()]
+    events: list[Event] = [_ROUND]
     if any_open:
-        events.append(Stop())
+        events.append(_STOP)
         successes = FRESH_SUCCESSES if fingerprints else ONE_FINGERPRINT
         templates = FRESH_FAILURES + successes + (CORRECTED if waiting else ())
     else:
@@ -289,8 +351,7 @@ def alphabet(
             events.append(_with_id(template, ID_NAMES[index], f"repeat {template.label}"))
     if any_terminal:
         # Only correct_fuse with a pending correction may re-open; offering it at every stop checks that (B12).
-        events.append(FirstCall(remedy=True))
-        events.append(FirstCall(remedy=False))
+        events.extend(_FIRST_CALLS)
     result = tuple(events)
     _ALPHABETS[shape] = result
     return result
@@ -331,29 +392,80 @@ def clone(budget: Any) -> Any:
 
 _DEFERRED_CODES = {None: 0, "global": 1, "workspace": 2, "extension": 3}
 _DEFERRED_NAMES = {code: name for name, code in _DEFERRED_CODES.items()}
+#: The deferred code and the exhausted-lane bits with the two lanes swapped.
 _SWAP_CODE = (0, 1, 3, 2)
 _SWAP_BITS = (0, 2, 1, 3)
 
 
-def _core(budget: Any, production: bool) -> tuple[tuple, tuple]:
-    """The copy's counters, as read and with the two lanes swapped (the lane symmetry)."""
-    limits = budget.limits
-    lanes = budget.lane_failures
-    workspace, extension = lanes["workspace"], lanes["extension"]
-    exhausted = budget.exhausted_lanes
-    bits = ("workspace" in exhausted) | (("extension" in exhausted) << 1)
-    rounds = min(budget.rounds, limits.rounds_without_progress + 1)
-    head = (budget.terminal, rounds, budget.failures, budget.consecutive)
-    if production:
-        code = _DEFERRED_CODES.get(budget.deferred, 9)
-        tail = (
-            code, budget.deferrals_used, budget.correction or "",
-            tuple(sorted(budget.corrected_kinds)), budget.free_lookups_used,
-        )
-        swapped_tail = (_SWAP_CODE[code] if code < 4 else code,) + tail[1:]
-    else:
-        tail = swapped_tail = ()
-    return head + (workspace, extension, bits) + tail, head + (extension, workspace, _SWAP_BITS[bits]) + swapped_tail
+class CopyKey(NamedTuple):
+    """One copy's state as the search keeps it: every field a budget has, by name, in hashable form.
+
+    The reference has none of the production-only fields; they keep their
+    defaults. ``seen`` lists the remembered call ids newest first (canonical
+    labels 0, 1, ... in a state key; the budget's own names in a raw key
+    just after a step), ``successes`` the success memory in insertion order.
+    """
+
+    terminal: bool
+    rounds: int
+    failures: int
+    consecutive: int
+    workspace: int
+    extension: int
+    #: Bit 1: the workspace lane is exhausted; bit 2: the extension lane.
+    exhausted: int
+    #: ``_DEFERRED_CODES`` of the counter whose charge waits.
+    deferred: int = 0
+    deferrals_used: int = 0
+    #: The refusal kind whose remedy may run, "" for none.
+    correction: str = ""
+    #: The refusal kinds granted so far, sorted.
+    kinds: tuple = ()
+    free_used: int = 0
+    seen: tuple = ()
+    successes: tuple = ()
+
+    @property
+    def core(self) -> tuple:
+        """Every counter and flag, without the two memories: what B13's answer depends on."""
+        return self[:_CORE_LENGTH]
+
+    @property
+    def dead(self) -> bool:
+        """Stopped for good: terminal with no correction to admit (the reference never has one)."""
+        return self.terminal and not self.correction
+
+
+_CORE_LENGTH = CopyKey._fields.index("seen")
+
+
+class History(NamedTuple):
+    """The monitor's history (``Monitor.history()``), by name."""
+
+    features: tuple
+    admissions: tuple
+    streak: tuple
+    doubles: tuple
+    lookups_only: bool
+
+
+class State(NamedTuple):
+    """A canonical state: every copy in ``ALL_COPIES`` order, and the monitor's history."""
+
+    copies: tuple
+    history: History
+
+    @property
+    def remembered(self) -> int:
+        """How many distinct call ids the copies remember; they are labelled 0 .. remembered - 1."""
+        return 1 + max((label for copy in self.copies for label in copy.seen), default=-1)
+
+
+#: The one key every copy stopped for good is given once the reference is stopped (see ``_settled``).
+DEAD = CopyKey(True, 0, 0, 0, 0, 0, 0)
+
+_INDEX = {name: index for index, name in enumerate(ALL_COPIES)}
+_R, _P, _PR, _PL = _INDEX["R"], _INDEX["P"], _INDEX["Pr"], _INDEX["Pl"]
 
 
 @attrs.frozen
@@ -362,70 +474,79 @@ class Canon:
 
     #: Keep each copy's memory of call ids in order (needed once eviction can happen).
     ordered_ids: bool
+    #: The lane symmetry: a state and its mirror image (workspace and extension swapped) are one state.
     symmetry: bool = True
     cap_counts: bool = True
     #: Forget the memories of copies stopped for good (see ``_dead``).
     drop_dead: bool = True
+    #: The refusal-kind symmetry: a state and its image with the two kinds swapped are one state.
+    kinds: bool = True
 
 
-def encode(budgets: Sequence[Any], history: tuple, canon: Canon) -> tuple:
-    """The canonical, hashable form of a state (copies in ``ALL_COPIES`` order plus the monitor's history).
+def raw_key(budget: Any, production: bool, canon: Canon, labels: dict | None = None) -> CopyKey:
+    """The key of one budget, reduced by what is local to the copy (capped counts, a dead copy's memory).
 
-    * Call ids are renamed by recency: scanning the copies in a fixed order,
-      newest first, the first id met becomes c0, the next new one c1, ... Only
-      which copies remember which ids, and in what order, is kept; an id no
-      copy remembers is the same as a fresh one. Without eviction (real limits
-      to a depth below the seen-calls cap) order cannot matter either, so each
-      id is reduced to the set of copies remembering it.
-    * Success counts are capped at the identical-success limit + 1, rounds at
-      the rounds cap + 1 (see the module docstring).
-    * The lanes are symmetric: a state and its mirror image (workspace and
-      extension swapped in every copy) are one state; the alphabet offers every
-      lane event in both lanes, so the mirror's successors are the mirrors of
-      the successors.
+    Success counts are capped at the identical-success limit + 1, rounds at
+    the rounds cap + 1 (see the module docstring); a copy stopped for good
+    forgets what it saw (``_dead``). Call ids keep the budget's own names, or
+    are read through ``labels`` (the search's names back to its labels):
+    ``canonical`` renames them across the copies.
     """
-    settled = canon.drop_dead and _reference_settled(budgets, history)
-    plain = []
-    mirrored = []
-    memories = []
-    for index, budget in enumerate(budgets):
-        dead = canon.drop_dead and _dead(budget, index)
-        if settled and dead:
-            core = mirror = _DEAD_CORES[index > 0]
+    limits = budget.limits
+    lanes = budget.lane_failures
+    exhausted = budget.exhausted_lanes
+    bits = ("workspace" in exhausted) | (("extension" in exhausted) << 1)
+    rounds = budget.rounds
+    if canon.cap_counts:
+        rounds = min(rounds, limits.rounds_without_progress + 1)
+    dead = canon.drop_dead and budget.terminal and (not production or budget.correction is None)
+    if dead:
+        seen: tuple = ()
+        memory: tuple = ()
+    else:
+        seen = tuple(reversed(budget.seen_calls))
+        if labels is not None:
+            seen = tuple([labels.get(call_id, call_id) for call_id in seen])
+        if canon.cap_counts:
+            cap = limits.identical_successes + 1
+            memory = tuple((key, count if count < cap else cap) for key, count in budget.successes.items())
         else:
-            core, mirror = _core(budget, index > 0)
-        plain.append(core)
-        mirrored.append(mirror)
-        successes = budget.successes
-        if dead:
-            memories.append(())
-        elif canon.cap_counts:
-            cap = budget.limits.identical_successes + 1
-            memories.append(tuple((key, count if count < cap else cap) for key, count in successes.items()))
-        else:
-            memories.append(tuple(successes.items()))
-    cores = tuple(plain)
-    if canon.symmetry:
-        other = tuple(mirrored)
-        if other < cores:
-            cores = other
-    if not canon.cap_counts:
-        cores = tuple(
-            core if core in _DEAD_CORES else core[:1] + (budget.rounds,) + core[2:] for core, budget in zip(cores, budgets)
+            memory = tuple(budget.successes.items())
+    if not production:
+        return CopyKey(
+            budget.terminal, rounds, budget.failures, budget.consecutive, lanes["workspace"], lanes["extension"], bits,
+            seen=seen, successes=memory,
         )
-    if settled:
-        history = _settled_history(history, budgets)
-    return (cores, _encode_ids(budgets, canon), tuple(memories), history)
+    return CopyKey(
+        budget.terminal, rounds, budget.failures, budget.consecutive, lanes["workspace"], lanes["extension"], bits,
+        _DEFERRED_CODES.get(budget.deferred, 9), budget.deferrals_used, budget.correction or "",
+        tuple(sorted(budget.corrected_kinds)), budget.free_lookups_used, seen, memory,
+    )
 
 
-#: The one core every copy stopped for good is given once the reference is stopped (see ``_reference_settled``).
-_DEAD_CORES = (
-    (True, 0, 0, 0, 0, 0, 0),
-    (True, 0, 0, 0, 0, 0, 0, 0, 0, "", (), 0),
-)
+def mirror(key: CopyKey) -> CopyKey:
+    """The lane mirror image of one copy: workspace and extension swapped in every field that names a lane."""
+    deferred = key.deferred
+    return key._replace(
+        workspace=key.extension, extension=key.workspace, exhausted=_SWAP_BITS[key.exhausted],
+        deferred=_SWAP_CODE[deferred] if deferred < 4 else deferred,
+    )
 
 
-def _reference_settled(budgets: Sequence[Any], history: tuple) -> bool:
+_KIND_SWAP = {KINDS[0]: KINDS[1], KINDS[1]: KINDS[0]}
+
+
+def swap_kinds(key: CopyKey) -> CopyKey:
+    """One copy with the alphabet's two refusal kinds exchanged (any other kind is left as it is)."""
+    if not key.kinds and not key.correction:
+        return key
+    return key._replace(
+        correction=_KIND_SWAP.get(key.correction, key.correction),
+        kinds=tuple(sorted(_KIND_SWAP.get(kind, kind) for kind in key.kinds)),
+    )
+
+
+def _settled(copies: Sequence[CopyKey], history: History) -> bool:
     """The reference is stopped and no open or pending copy is still compared with its counters.
 
     Once ``R`` is stopped, the invariants read the counters of a copy stopped
@@ -436,103 +557,185 @@ def _reference_settled(budgets: Sequence[Any], history: tuple) -> bool:
     changes again except its rounds, in step with ``R``'s. ``B6`` and ``B2``
     read only the terminal flag of a stopped ``R``, ``B3`` skips it, ``B10``
     holds for any copy stopped for good. So every such copy, ``R`` included,
-    can be given one and the same core: states that differ only in what the
-    stopped copies counted merge. The one exception is a ``Pr`` holding a
-    correction with no admission yet: it is not stopped for good and B8 still
-    compares it with ``R``, so nothing is merged then.
+    can be given one and the same key (``DEAD``): states that differ only in
+    what the stopped copies counted merge. The one exception is a ``Pr``
+    holding a correction with no admission yet: it is not stopped for good and
+    B8 still compares it with ``R``, so nothing is merged then.
     """
-    if not budgets[0].terminal:
+    if not copies[_R].terminal:
         return False
-    pr = budgets[ALL_COPIES.index("Pr")]
-    admissions = dict(zip(_ADMISSION_KEYS, history[1]))
-    return not (pr.correction is not None and admissions["Pr"] == 0)
+    return not (copies[_PR].correction and history.admissions[_ADMISSION_KEYS.index("Pr")] == 0)
 
 
-def _settled_history(history: tuple, budgets: Sequence[Any]) -> tuple:
+def _settled_history(history: History, copies: Sequence[CopyKey]) -> History:
     """The history once the reference is settled: feature flags no longer matter, nor a stopped copy's streak.
 
     B1 skips a per-feature copy once its feature is used; every copy it would
-    still compare is stopped for good and carries the same core as ``R``, so the
+    still compare is stopped for good and carries the same key as ``R``, so the
     flags are set to "used". The streak counts are read (B9) only while their
     copy is open, so a copy stopped for good gets zero, and the lookup-only flag
     only matters while ``Pl`` can still move.
     """
-    features, admissions, streak, doubles, lookups_only = history
-    alive = [not _dead(budgets[ALL_COPIES.index(name)], ALL_COPIES.index(name)) for name in _ADMISSION_KEYS]
-    streak = tuple(value if keep else 0 for value, keep in zip(streak, alive))
-    doubles = tuple(value if keep else 0 for value, keep in zip(doubles, alive))
-    # B11's lookup-only clause reads Pl's rounds, which a copy stopped for good no longer keeps.
-    lookups_only = lookups_only and not _dead(budgets[ALL_COPIES.index("Pl")], ALL_COPIES.index("Pl"))
-    return (tuple(True for _ in features), admissions, streak, doubles, lookups_only)
+    alive = [not copies[_INDEX[name]].dead for name in _ADMISSION_KEYS]
+    return History(
+        features=tuple(True for _ in history.features),
+        admissions=history.admissions,
+        streak=tuple(value if keep else 0 for value, keep in zip(history.streak, alive)),
+        doubles=tuple(value if keep else 0 for value, keep in zip(history.doubles, alive)),
+        # B11's lookup-only clause reads Pl's rounds, which a copy stopped for good no longer keeps.
+        lookups_only=history.lookups_only and not copies[_PL].dead,
+    )
 
 
-def _dead(budget: Any, index: int) -> bool:
-    """Stopped for good: terminal with no correction to admit (the reference never has one).
+def _rename_ids(copies: list[CopyKey], ordered: bool) -> list[CopyKey]:
+    """Call ids renamed canonically; only which copies remember which ids (and in what order) is kept.
 
-    Such a copy ignores every receipt and ``correct_fuse`` cannot re-open it, so
-    nothing will ever read its memory of call ids or successes again; dropping
-    that memory merges states that differ only in what a stopped copy saw.
+    Ordered: scanning the copies in a fixed order, newest first, the first id
+    met becomes 0, the next new one 1, ... An id no copy remembers is the same
+    as a fresh one. Unordered (no eviction within the search's depth, so order
+    cannot matter): each id is reduced to the set of copies remembering it,
+    ids with the same set are one, and the sets are numbered in sorted order.
+    The renaming depends on the memories alone, so it is computed once per
+    combination of memories (``_RENAMINGS``).
     """
-    return budget.terminal and (index == 0 or budget.correction is None)
+    memories = tuple([copy.seen for copy in copies])
+    renamed = _RENAMINGS.get((memories, ordered))
+    if renamed is None:
+        renamed = _RENAMINGS[(memories, ordered)] = _renamed(memories, ordered)
+    if renamed is memories:
+        return copies
+    return [copy if new is old else _with_seen(copy, new) for copy, old, new in zip(copies, memories, renamed)]
 
 
-def _encode_ids(budgets: Sequence[Any], canon: Canon) -> tuple:
-    live = [not (canon.drop_dead and _dead(budget, index)) for index, budget in enumerate(budgets)]
-    if canon.ordered_ids:
-        labels: dict[str, int] = {}
-        out = []
-        for budget, keep in zip(budgets, live):
-            if not keep:
-                out.append(())
-                continue
-            out.append(tuple(labels.setdefault(call_id, len(labels)) for call_id in reversed(budget.seen_calls)))
-        return ("ordered", tuple(out))
-    signatures: dict[str, int] = {}
-    for index, budget in enumerate(budgets):
-        if not live[index]:
-            continue
+_RENAMINGS: dict[tuple, tuple] = {}
+_new_key = tuple.__new__
+
+
+def _with_seen(copy: CopyKey, seen: tuple) -> CopyKey:
+    return _new_key(CopyKey, copy[:_CORE_LENGTH] + (seen, copy.successes))
+
+
+def _renamed(memories: tuple, ordered: bool) -> tuple:
+    """The memories with canonical labels (``_rename_ids``); ``memories`` itself when nothing changes."""
+    if ordered:
+        labels: dict[Any, int] = {}
+        for seen in memories:
+            for call_id in seen:
+                if call_id not in labels:
+                    labels[call_id] = len(labels)
+        if all(call_id == label for call_id, label in labels.items()):
+            return memories
+        return tuple(tuple(labels[call_id] for call_id in seen) for seen in memories)
+    signatures: dict[Any, int] = {}
+    for index, seen in enumerate(memories):
         bit = 1 << index
-        for call_id in budget.seen_calls:
+        for call_id in seen:
             signatures[call_id] = signatures.get(call_id, 0) | bit
-    return ("sets", tuple(sorted(set(signatures.values()))))
+    numbers = {signature: number for number, signature in enumerate(sorted(set(signatures.values())))}
+    out = tuple(tuple(sorted({numbers[signatures[call_id]] for call_id in seen})) for seen in memories)
+    if out == memories:
+        return memories
+    return tuple(old if new == old else new for old, new in zip(memories, out))
 
 
-def remembered_count(key: tuple) -> int:
-    kind, data = key[1]
-    if kind == "sets":
-        return len(data)
-    return 1 + max((label for labels in data for label in labels), default=-1)
+#: (history, which copies are alive) -> the settled history: a few dozen entries per configuration.
+_SETTLED: dict[tuple, History] = {}
 
 
-def decode(key: tuple, prototypes: Sequence[Any]) -> list[Any]:
-    """Budgets in the state ``key`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
-    cores, (id_kind, id_data), memories, _history = key
-    budgets = []
-    for index, (prototype, core, memory) in enumerate(zip(prototypes, cores, memories)):
-        budget = clone(prototype)
-        terminal, rounds, failures, consecutive, workspace, extension, bits = core[:7]
-        budget.terminal = terminal
-        budget.rounds = rounds
-        budget.failures = failures
-        budget.consecutive = consecutive
-        budget.lane_failures = {"workspace": workspace, "extension": extension}
-        budget.exhausted_lanes = {lane for bit, lane in ((1, "workspace"), (2, "extension")) if bits & bit}
-        if index > 0:
-            code, used, correction, kinds, free = core[7:]
-            budget.deferred = _DEFERRED_NAMES[code]
-            budget.deferrals_used = used
-            budget.correction = correction or None
-            budget.corrected_kinds = set(kinds)
-            budget.free_lookups_used = free
-        if id_kind == "ordered":
-            ids = [ID_NAMES[label] for label in reversed(id_data[index])]
-        else:
-            ids = [ID_NAMES[number] for number, signature in enumerate(id_data) if signature >> index & 1]
-        budget.seen_calls = deque(ids)
-        budget.seen_call_set = set(ids)
-        budget.successes = dict(memory)
-        budgets.append(budget)
-    return budgets
+def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
+    """The canonical state of raw copy keys (``raw_key``) and the monitor's history.
+
+    * Copies stopped for good, once the reference is settled, share one key
+      (``_settled``).
+    * Call ids are renamed (``_rename_ids``).
+    * The lanes are symmetric: a state and its mirror image (workspace and
+      extension swapped in every copy) are one state. Exact because the
+      alphabet offers every lane event in both lanes, so the mirror's
+      successors are the mirrors of the successors, and no invariant names a
+      lane: each reads both lanes alike (B3's subset, B7's "its lane").
+    * The two refusal kinds are symmetric: a state and its image with the
+      kinds exchanged are one state. Exact because a kind is read only by the
+      grant rule (seed 002: a kind not granted yet, on a refusal without a
+      lane) and by B8, which counts kinds and compares them for equality but
+      never names one; the alphabet offers both kinds without a lane, and a
+      refusal in a lane is never granted, so its kind is read by nothing (one
+      kind per lane stands for both, see ``_failures``).
+
+    The canonical representative is the least of the images: a fixed choice
+    per class, so the classes, and hence the states counted, do not depend on
+    which member the search reached first.
+    """
+    history = History._make(history)
+    copies = list(raw)
+    if canon.drop_dead and _settled(copies, history):
+        copies = [DEAD if index == _R or copy.dead else copy for index, copy in enumerate(copies)]
+        alive = tuple(not copy.dead for copy in raw)
+        found = _SETTLED.get((history, alive))
+        if found is None:
+            found = _SETTLED[(history, alive)] = _settled_history(history, raw)
+        history = found
+    copies = _rename_ids(copies, canon.ordered_ids)
+    best = tuple(copies)
+    if canon.symmetry:
+        best = _least_mirror(best)
+    if canon.kinds and (best[_P].kinds or best[_PR].kinds):
+        other = tuple(swap_kinds(copy) for copy in best)
+        if canon.symmetry:
+            other = _least_mirror(other)
+        if other < best:
+            best = other
+    return State(best, history)
+
+
+_MIRRORS: dict[CopyKey, CopyKey] = {}
+
+
+def _mirror(key: CopyKey) -> CopyKey:
+    found = _MIRRORS.get(key)
+    if found is None:
+        found = _MIRRORS[key] = mirror(key)
+    return found
+
+
+def _least_mirror(copies: tuple) -> tuple:
+    """The lesser of ``copies`` and their mirror image, found at the first copy the mirror changes."""
+    for copy in copies:
+        other = _mirror(copy)
+        if other != copy:
+            return tuple(_mirror(copy) for copy in copies) if other < copy else copies
+    return copies
+
+
+def encode(budgets: Sequence[Any], history: tuple, canon: Canon) -> State:
+    """The canonical state of live budgets (copies in ``ALL_COPIES`` order) and a monitor's history."""
+    return canonical([raw_key(budget, index > 0, canon) for index, budget in enumerate(budgets)], history, canon)
+
+
+def decode_copy(prototype: Any, key: CopyKey) -> Any:
+    """A budget in the state ``key`` (canonical labels become the ids c0, c1, ...), made from a fresh ``prototype``."""
+    budget = clone(prototype)
+    budget.terminal = key.terminal
+    budget.rounds = key.rounds
+    budget.failures = key.failures
+    budget.consecutive = key.consecutive
+    budget.lane_failures = {"workspace": key.workspace, "extension": key.extension}
+    budget.exhausted_lanes = {lane for bit, lane in ((1, "workspace"), (2, "extension")) if key.exhausted & bit}
+    if isinstance(budget, RunProgressBudget):
+        budget.deferred = _DEFERRED_NAMES[key.deferred]
+        budget.deferrals_used = key.deferrals_used
+        budget.correction = key.correction or None
+        budget.corrected_kinds = set(key.kinds)
+        budget.free_lookups_used = key.free_used
+    ids = [ID_NAMES[label] if isinstance(label, int) else label for label in reversed(key.seen)]
+    budget.seen_calls = deque(ids)
+    budget.seen_call_set = set(ids)
+    budget.successes = dict(key.successes)
+    return budget
+
+
+def decode(state: State, prototypes: Sequence[Any]) -> list[Any]:
+    """Budgets in ``state`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
+    return [decode_copy(prototype, key) for prototype, key in zip(prototypes, state.copies)]
 
 
 # -- the monitor's history -----------------------------------------------------------
@@ -638,9 +841,22 @@ class ExplorerResult:
             f"{'total':<20} {self.states:>9,} states {self.edges:>10,} edges  {self.seconds:.2f} s  "
             f"{self.states / self.seconds if self.seconds else 0:,.0f} states/s"
         )
+        lines.extend(self.proved())
         if self.counterexample is not None:
             lines.append(self.counterexample.render())
         return "\n".join(lines)
+
+    def proved(self) -> list[str]:
+        """What the run proves: the scopes explored to their fixpoint, and how deep the real limits were searched."""
+        complete = [row for row in self.rows if row.complete and row.violation is None]
+        lines = []
+        if complete:
+            largest = max(complete, key=lambda row: row.states)
+            lines.append(f"proved to the fixpoint: {', '.join(row.name for row in complete)}; largest {largest.name} ({largest.limits}), {largest.seconds:.1f} s")
+        for row in self.rows:
+            if row.max_depth is not None and row.finished and row.violation is None:
+                lines.append(f"searched {row.name} to depth {row.depth}: every trace of up to {row.depth} events")
+        return lines
 
 
 # -- the search ----------------------------------------------------------------------
@@ -663,7 +879,7 @@ def _canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _path(parents: dict[tuple, tuple[tuple | None, Event | None]], key: tuple) -> list[Event]:
+def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
     events: list[Event] = []
     while True:
         parent, event = parents[key]
@@ -675,19 +891,109 @@ def _path(parents: dict[tuple, tuple[tuple | None, Event | None]], key: tuple) -
     return events
 
 
-class Expander:
-    """Expands states: every event of the alphabet through ``Monitor.step``, the children encoded.
+#: How many entries each cache of an expander may hold before it is emptied (``Expander._trim``): the
+#: thorough set's largest scopes would otherwise hold gigabytes of moves and verdicts.
+CACHE_BOUNDS = {"verdicts": 600_000, "raw children": 600_000, "moves": 60_000}
 
-    It keeps its own set of states already seen (so that it returns only
-    children new to it) and of P-states already probed for B13. The search runs
-    one in process, or one per forked worker process, each expanding a
-    contiguous slice of every breadth-first level.
+
+class Transition(NamedTuple):
+    """One budget's answer to one event from one key, as any copy with that key and those flags gets it."""
+
+    after: CopyKey
+    before_snap: Snap
+    after_snap: Snap
+    seen: bool
+    admitted: bool
+
+
+#: The seeds' flags a production copy may or may not receive (``properties.budget.copies.FEATURE_FLAGS``).
+#: (name, the value a copy that does not receive it is given).
+_SEED_FLAGS = (("correctable", False), ("corrected", False), ("correctable_refusal", None), ("empty_lookup", False))
+
+
+class Move(NamedTuple):
+    """What one copy does on one event from one state: computed once by the real budget, then reused.
+
+    A copy's next state depends only on its own state and the event (the
+    copies share nothing, and ``Monitor.step`` delivers the event to each on
+    its own), so the result of stepping a copy key with an event is a pure
+    function of the two: it is cached per (copy, key, alphabet), made from a
+    ``Transition`` shared by every copy that receives the same flags.
     """
 
-    def __init__(self, config: Config, canon: Canon) -> None:
+    #: The copy's raw key after the event (``raw_key``: ids not yet renamed).
+    after: CopyKey
+    #: The monitor's snapshots of the copy before and after the event.
+    before_snap: Snap
+    after_snap: Snap
+    #: The event's call id was in the copy's memory before it (results only).
+    seen: bool
+    #: ``correct_fuse`` admitted the remedy (first calls only).
+    admitted: bool
+    #: (copy name, before, after): the step's row for this copy.
+    row: tuple
+    #: The same number for every move with the same snapshots, memory bit and admission (``Expander.pairs``).
+    pair: int
+
+
+_NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
+#: The one call id a representative copy may remember (``Expander._moves_unordered``).
+_REPRESENTATIVE = "r"
+_REPRESENTATIVES: dict[int, Result] = {}
+
+
+def _representative(template: Result) -> Result:
+    found = _REPRESENTATIVES.get(id(template))
+    if found is None:
+        found = _REPRESENTATIVES[id(template)] = attrs.evolve(template, call_id=_REPRESENTATIVE)
+    return found
+
+
+@attrs.define(slots=True)
+class _Verdict:
+    """What judging one step gave: the history after it, the invariants it exercised, the coverage it counted.
+
+    Every invariant of the catalogue is a predicate over the step (the event,
+    every copy's snapshot before and after it, which copies remembered the
+    call id, which admitted a remedy, and the monitor's history), and so are
+    the coverage counts and the history update; none reads a call id's name
+    or a copy's memories. So a step equal to one judged before has the same
+    verdict, and the search counts it (checked, exercised, covered) instead of
+    evaluating the same predicates on the same values again, as it checks B13
+    once per distinct state of P. A step that violates an invariant ends the
+    search when it is first met, so every stored verdict is a pass.
+    """
+
+    history: tuple
+    exercised: tuple[str, ...]
+    coverage: tuple[tuple[str, int], ...]
+    repeats: int = 0
+
+
+class Expander:
+    """Expands states: every event of the alphabet through every copy, every edge judged by the catalogue.
+
+    Each copy is stepped by its real budget (``guard`` or ``reference``) once
+    per (copy key, alphabet) and the moves reused (``Move``); the monitor then
+    judges every edge from the copies' snapshots exactly as ``Monitor.step``
+    does after delivering an event (``judge``; a unit test holds the two
+    equal). It keeps its own set of states already seen (so that it returns
+    only children new to it) and of P-states already probed for B13. The
+    search runs one in process, or one per forked worker process, each
+    expanding a contiguous slice of every breadth-first level.
+    """
+
+    def __init__(self, config: Config, canon: Canon, memo: bool = True) -> None:
         self.config = config
         self.canon = canon
+        #: Judge each distinct step once (see ``expand``); off, every edge is judged afresh.
+        self.memo = memo
+        #: (event, history, every copy's move pair) -> _Verdict, for the edges judged so far.
+        self.verdicts: dict[tuple, _Verdict] = {}
+        self.pairs: dict[tuple, int] = {}
         self.prototypes = _prototypes(config)
+        self.appliers = [applier(name) for name in ALL_COPIES]
+        self.snappers = [snap_reference] + [snap_production] * (len(ALL_COPIES) - 1)
         self.tally = Tally()
         #: Probe steps check B13 only; their coverage and step counts are not trace steps.
         self.probe_tally = Tally()
@@ -696,68 +1002,343 @@ class Expander:
             limits=oracle, tally=self.tally, budgets=dict(zip(ALL_COPIES, self.prototypes)),
             invariants=EDGE_INVARIANTS, failure_ends_probes="off",
         )
+        self.checks = tuple((invariant.id, invariant.check, invariant.title) for invariant in EDGE_INVARIANTS)
+        self.check_ids = tuple(invariant.id for invariant in EDGE_INVARIANTS)
         self.probe_monitor = Monitor(
-            limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[0], "P": self.prototypes[2]},
+            limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[_R], "P": self.prototypes[_P]},
             invariants=STATE_INVARIANTS, failure_ends_probes="all",
         )
-        self.seen: set[tuple] = set()
+        self.seen: set[State] = set()
+        #: One object per distinct copy key and history in the states kept.
+        self.interned: dict[Any, Any] = {}
+        #: (raw copy keys, history) of every child canonicalized so far (most edges meet one again).
+        self.raw_seen: set[tuple] = set()
         self.probed: set[tuple] = set()
+        #: Per copy: (copy key, alphabet) -> the moves of that copy for every event of the alphabet.
+        self.moves: list[dict[tuple, tuple[Move, ...]]] = [{} for _ in ALL_COPIES]
+        #: Copies of one budget type and limits share their transitions: the group of each copy.
+        kinds = [(type(prototype), prototype.limits) for prototype in self.prototypes]
+        self.groups = [kinds.index(kind) for kind in kinds]
+        #: Per group, without eviction: copy key less its memory -> (template, id remembered, flags) -> transition.
+        self.bare_steps: list[dict[CopyKey, dict[tuple, Transition]]] = [{} for _ in ALL_COPIES]
+        #: Per group: copy key -> (event by identity, flags) -> transition (the alphabets live as long as the module).
+        self.steps: list[dict[CopyKey, dict[tuple, Transition]]] = [{} for _ in ALL_COPIES]
+        #: Per copy: event (by identity) -> its flags as that copy receives them.
+        self.masks: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: Per copy: alphabet (by identity) -> ``_plan``.
+        self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition).
+        self.rows: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
 
-    def start(self) -> tuple[tuple, list[Violation]]:
-        budgets = [clone(prototype) for prototype in self.prototypes]
-        key = encode(budgets, self.edge_monitor.history(), self.canon)
+    def start(self) -> tuple[State, list[Violation]]:
+        raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
+        key = canonical(raw, self.edge_monitor.history(), self.canon)
         self.seen.add(key)
-        return key, self.probe(budgets, 0)
+        return key, self.probe(raw[_R], raw[_P], 0)
 
-    def probe(self, after: list[Any], index: int) -> list[Violation]:
-        """B13 is a property of P's state, not of a step: check it once per distinct (mirror-reduced) state of P."""
-        p_core = min(_core(after[2], True))
-        if p_core in self.probed:
+    def probe(self, reference: CopyKey, production: CopyKey, index: int) -> list[Violation]:
+        """B13 is a property of P's state, not of a step: check it once per distinct (mirror-reduced) core of P.
+
+        ``failure_ends`` and observing a failure read P's counters and flags
+        only, never its memories, so the answer is a function of P's core and
+        is cached on it (the lane mirror of a core has the mirrored answers,
+        and B13 probes every lane).
+        """
+        core = production.core
+        other = _mirror(production).core
+        if other < core:
+            core = other
+        if core in self.probed:
             return []
-        self.probed.add(p_core)
-        self.probe_monitor.budgets = {"R": after[0], "P": after[2]}
+        self.probed.add(core)
+        self.probe_monitor.budgets = {"R": decode_copy(self.prototypes[_R], reference), "P": decode_copy(self.prototypes[_P], production)}
         self.probe_monitor.index = index
         return self.probe_monitor.step(PROBE_EVENT)
 
-    def expand(self, keys: Sequence[tuple], depth: int) -> tuple[list[tuple[int, int, tuple]], tuple | None]:
+    def _mask(self, index: int, event: Event) -> tuple:
+        """The seeds' flags of ``event`` as the copy ``index`` receives them (``properties.budget.copies.applier``)."""
+        masks = self.masks[index]
+        found = masks.get(id(event))
+        if found is None:
+            flags = FEATURE_FLAGS.get(ALL_COPIES[index], frozenset())
+            found = masks[id(event)] = tuple(
+                getattr(event, name, default) if name in flags else default for name, default in _SEED_FLAGS
+            )
+        return found
+
+    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+        """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept.
+
+        Copies of one budget type with the same limits (every production
+        copy) differ only in which of the seeds' flags they receive; the
+        same key receiving the same event with the same flags makes the same
+        move, so the transitions are shared between them (``_mask``).
+        """
+        if not self.canon.ordered_ids:
+            return self._moves_unordered(index, key, events)
+        group = self.groups[index]
+        known = self.steps[group].get(key)
+        if known is None:
+            known = self.steps[group][key] = {}
+        out = []
+        template = None
+        for event in events:
+            slot = (id(event), self._mask(index, event))
+            transition = known.get(slot)
+            if transition is None:
+                if template is None:
+                    template = decode_copy(self.prototypes[index], key)
+                    before = self.snappers[index](template)
+                transition = known[slot] = self._step(index, template, event, before)
+            out.append(self._move(index, transition, transition.after))
+        return tuple(out)
+
+    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+        """The moves of a copy that never evicts an id (depth <= seen-calls cap): its memory read as one bit.
+
+        Without eviction a budget reads its memory of call ids only to ask
+        whether the receipt's id is in it, and it changes it only by adding
+        that id. So the copy's move is made on a representative with the same
+        counters and success memory, remembering one id ``r`` when the
+        event's id is remembered and none when it is fresh, through the real
+        code; the copy's memory afterwards is its own plus the event's id if
+        the representative added ``r``. Transitions are shared between copies
+        as in ``_moves``.
+        """
+        bare = _with_seen(key, ())
+        group = self.groups[index]
+        known = self.bare_steps[group].get(bare)
+        if known is None:
+            known = self.bare_steps[group][bare] = {}
+        memory = key.seen
+        drop_dead = self.canon.drop_dead
+        #: The representative budgets, made when first needed: remembering nothing, remembering r.
+        bases: list[Any] = [None, None]
+        out = []
+        for event, template, label, representative, mask in self._plan(index, events):
+            remembered = label is not None and label in memory
+            slot = (template, remembered, mask)
+            transition = known.get(slot)
+            if transition is None:
+                budget = bases[remembered]
+                if budget is None:
+                    budget = bases[remembered] = decode_copy(
+                        self.prototypes[index], _with_seen(bare, (_REPRESENTATIVE,) if remembered else ()),
+                    )
+                transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+            after = transition.after
+            if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
+                # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
+                # representative added r for it.
+                added = not remembered and _REPRESENTATIVE in after.seen
+                after = _with_seen(after, (label,) + memory if added else memory)
+            out.append(self._move(index, transition, after))
+        return tuple(out)
+
+    def _plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple, ...]:
+        """Per event of an alphabet: (event, its template's id, its id's label, the representative event, flags)."""
+        plans = self.plans[index]
+        found = plans.get(id(events))
+        if found is None:
+            rows = []
+            for event in events:
+                origin = _ORIGIN.get(id(event))
+                if origin is None:
+                    rows.append((event, id(event), None, event, self._mask(index, event)))
+                else:
+                    template, label = origin
+                    rows.append((event, id(template), label, _representative(template), self._mask(index, event)))
+            found = plans[id(events)] = tuple(rows)
+        return found
+
+    def _step(self, index: int, template: Any, event: Event, before: Snap) -> Transition:
+        """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``, snapshot ``before``)."""
+        budget = clone(template)
+        seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
+        admitted = self.appliers[index](budget, event)
+        after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
+        return Transition(after, before, self.snappers[index](budget), seen, admitted)
+
+    def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
+        rows = self.rows[index]
+        known = rows.get(id(transition))
+        if known is None:
+            row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
+            pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
+            # The transition is kept with its row, so that its id stays its own.
+            known = rows[id(transition)] = (row, pair, transition)
+        # ``Move(...)`` without the named tuple's Python-level constructor: this runs once per copy and event.
+        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1]))
+
+    def judge(
+        self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
+        fresh_ids: dict[str, bool],
+    ) -> tuple[list[Violation], tuple]:
+        """Check every edge invariant on one step given by the copies' moves; return the history after it.
+
+        The same work ``Monitor.step`` does once it has delivered the event:
+        the history update, the step record, every check, the coverage counts.
+        ``before`` (every copy's snapshot) and ``fresh_ids`` (which copies
+        count a receipt with a fresh id: the open ones) are the state's own,
+        shared by its edges: no check writes to a step's maps.
+        """
+        monitor = self.edge_monitor
+        # ``restore_history``, from the state's own dictionaries (copied: the step may change them).
+        features, admissions, streak, doubles, lookups_only = history
+        monitor.feature_used = features.copy()
+        monitor.admissions = admissions.copy()
+        monitor.streak_admissions = streak.copy()
+        monitor.streak_double_charges = doubles.copy()
+        monitor.lookups_only = lookups_only
+        monitor.flags = set()
+        after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))
+        rows = tuple([move.row for move in moves])
+        admitted = _NO_FLAGS
+        if type(event) is Result:
+            call_id = event.call_id
+            failed = bool(event.failed)
+            if not any(move.seen for move in moves):
+                duplicate = _NO_FLAGS
+                fresh = fresh_ids if call_id != "" else _NO_FLAGS
+            else:
+                duplicate = {name: move.seen for name, move in zip(ALL_COPIES, moves)}
+                fresh = {name: not move.seen and not move.before_snap.terminal for name, move in zip(ALL_COPIES, moves)}
+        else:
+            failed = False
+            duplicate = fresh = _NO_FLAGS
+            if type(event) is FirstCall:
+                admitted = {name: move.admitted for name, move in zip(ALL_COPIES, moves)}
+        monitor._update_history(event, before, after, admitted)
+        step = Step(index, event, before, after, duplicate, admitted, monitor, fresh, failed, rows, rows[1:], None)
+        tally = self.tally
+        exercised_counts = tally.exercised
+        checked = tally.checked_steps
+        checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
+        found: list[Violation] = []
+        coverage = tally.coverage
+        counted = dict(coverage)
+        held = []
+        for invariant_id, check, title in self.checks:
+            exercised, problem = check(step)
+            if exercised:
+                exercised_counts[invariant_id] += 1
+                held.append(invariant_id)
+            if problem is not None:
+                found.append(Violation(invariant_id, index, problem, title))
+        monitor._count_coverage(event, before, after, admitted)
+        if found:
+            tally.violations.extend(found)
+        tally.steps += 1
+        history = monitor.history()
+        gained = tuple((name, count - counted.get(name, 0)) for name, count in coverage.items() if count != counted.get(name, 0))
+        return found, history, _Verdict(history, tuple(held), gained)
+
+    #: How often (in states expanded) the caches are measured against their bounds.
+    _trim_every = 1024
+
+    def _trim(self) -> None:
+        """Empty the caches that outgrew their bound (``CACHE_BOUNDS``): they only save work, so nothing else changes.
+
+        The pair numbers are kept: the stored verdicts' keys are made of them.
+        """
+        if len(self.verdicts) > CACHE_BOUNDS["verdicts"]:
+            self._count_repeats()
+            self.verdicts.clear()
+        if len(self.raw_seen) > CACHE_BOUNDS["raw children"]:
+            self.raw_seen.clear()
+        if sum(len(cache) for cache in self.moves) > CACHE_BOUNDS["moves"]:
+            for caches in (self.moves, self.steps, self.bare_steps, self.rows):
+                for cache in caches:
+                    cache.clear()
+
+    def _count_repeats(self) -> None:
+        """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
+        tally = self.tally
+        for verdict in self.verdicts.values():
+            repeats = verdict.repeats
+            if not repeats:
+                continue
+            verdict.repeats = 0
+            tally.steps += repeats
+            tally.checked_steps[self.check_ids] += repeats
+            for invariant_id in verdict.exercised:
+                tally.exercised[invariant_id] += repeats
+            for name, count in verdict.coverage:
+                tally.coverage[name] += count * repeats
+
+    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
         """Children new to this expander as (key index, event index, child); and the first violation, if any.
 
         A violation is (key index, event index, the step's violations, probe):
         ``probe`` when it is B13's, found at the child that edge reached.
         """
-        children: list[tuple[int, int, tuple]] = []
-        monitor = self.edge_monitor
+        children: list[tuple[int, int, State]] = []
         seen = self.seen
+        raw_seen = self.raw_seen
         canon = self.canon
-        fingerprints = self.config.fingerprints
+        caches = self.moves
+        judge = self.judge
+        verdicts = self.verdicts
+        memo = self.memo
+        intern = self.interned.setdefault
         for position, key in enumerate(keys):
-            template = decode(key, self.prototypes)
-            any_open = not all(budget.terminal for budget in template)
-            any_terminal = any(budget.terminal for budget in template)
-            # Only an open copy reads ``corrected``; a stopped one ignores the receipt whatever waits in it.
-            waiting = any(budget.deferred is not None and not budget.terminal for budget in template[1:])
-            history = key[3]
-            events = alphabet(any_open, any_terminal, waiting, remembered_count(key), fingerprints, self.config.alphabet)
-            for number, event in enumerate(events):
-                budgets = [clone(budget) for budget in template]
-                monitor.budgets = dict(zip(ALL_COPIES, budgets))
-                restore_history(monitor, history)
-                monitor.index = depth
-                found = monitor.step(event)
-                if found:
-                    return children, (position, number, found, False)
-                child = encode(budgets, monitor.history(), canon)
+            if not position % self._trim_every:
+                self._trim()
+            events = _events_of(key, self.config)
+            tag = id(events)
+            rows = []
+            pair_rows = []
+            for index, copy in enumerate(key.copies):
+                cache = caches[index]
+                found = cache.get((copy, tag))
+                if found is None:
+                    moves = self._moves(index, copy, events)
+                    found = cache[(copy, tag)] = (moves, tuple(move.pair for move in moves))
+                rows.append(found[0])
+                pair_rows.append(found[1])
+            state_history = history = key.history
+            history = (
+                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
+                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
+                history.lookups_only,
+            )
+            # Every move of a copy starts from the same snapshot: the state's own.
+            before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, rows)}
+            fresh_ids = {name: not snap.terminal for name, snap in before.items()}
+            for number, (event, moves, pairs) in enumerate(zip(events, zip(*rows), zip(*pair_rows))):
+                # A step is a pure function of the event, the history and each copy's snapshots (with
+                # its memory bit and admission): one judged already is judged again by counting it.
+                step_key = (id(event), state_history, pairs)
+                verdict = verdicts.get(step_key) if memo else None
+                if verdict is None:
+                    violations, after_history, verdict = judge(event, moves, history, depth, before, fresh_ids)
+                    if violations:
+                        return children, (position, number, violations, False)
+                    if memo:
+                        verdicts[step_key] = verdict
+                else:
+                    verdict.repeats += 1
+                    after_history = verdict.history
+                raw = (tuple([move.after for move in moves]), after_history)
+                # A raw child met before was canonicalized then: its canonical state is known already.
+                if raw in raw_seen:
+                    continue
+                raw_seen.add(raw)
+                child = canonical(raw[0], after_history, canon)
                 if child in seen:
                     continue
+                # Kept for the rest of the search: its copies are shared with every other state holding them.
+                child = State(tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history))
                 seen.add(child)
                 children.append((position, number, child))
-                bad = self.probe(budgets, depth + 1)
+                bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)
                 if bad:
                     return children, (position, number, bad, True)
         return children, None
 
     def counts(self) -> Tally:
         """Check counts of this expander: every edge, plus B13 once per probed state (no coverage counts)."""
+        self._count_repeats()
         out = Tally()
         out.add_checks(self.tally)
         out.exercised.update(self.tally.exercised)
@@ -769,9 +1350,9 @@ class Expander:
         return out
 
 
-def _worker(connection: Any, config: Config, canon: Canon) -> None:
+def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
     """A forked expander: per level, receive (new states, my slice, depth), send back children and violation."""
-    expander = Expander(config, canon)
+    expander = Expander(config, canon, memo)
     expander.start()
     while True:
         message = connection.recv()
@@ -786,32 +1367,40 @@ def _worker(connection: Any, config: Config, canon: Canon) -> None:
 
 
 class _Pool:
-    """Forked expanders, one per slice of each level; children are merged back in frontier order (deterministic)."""
+    """The search split over the cores: this process expands the first slice of each level, forked expanders the rest.
 
-    def __init__(self, config: Config, canon: Canon, workers: int) -> None:
+    Children are merged back in frontier order, so states, edges, order and
+    any counterexample are the same as with one process. Each forked expander
+    keeps its own caches (moves, B13 probes), warm from level to level.
+    """
+
+    def __init__(self, config: Config, canon: Canon, workers: int, local: Expander, memo: bool) -> None:
         context = multiprocessing.get_context("fork")
+        self.local = local
         self.connections = []
         self.processes = []
-        for _ in range(workers):
+        for _ in range(workers - 1):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(theirs, config, canon), daemon=True)
+            process = context.Process(target=_worker, args=(theirs, config, canon, memo), daemon=True)
             process.start()
             self.connections.append(mine)
             self.processes.append(process)
 
-    def expand(self, frontier: list[tuple], depth: int) -> tuple[list[tuple[int, int, tuple]], tuple | None]:
+    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
         size = len(frontier)
-        count = len(self.connections)
+        count = len(self.connections) + 1
         bounds = [size * index // count for index in range(count + 1)]
-        for index, connection in enumerate(self.connections):
+        for index, connection in enumerate(self.connections, start=1):
             connection.send((frontier, bounds[index], bounds[index + 1], depth))
-        children: list[tuple[int, int, tuple]] = []
-        violation = None
+        children, violation = self.local.expand(frontier[: bounds[1]], depth)
+        children = list(children)
         for connection in self.connections:
             found_children, found = connection.recv()
             if violation is None:
                 children.extend(found_children)
                 violation = found
+        # The next level's states are known to every forked expander (they receive the frontier); here too.
+        self.local.seen.update(child for _position, _number, child in children)
         return children, violation
 
     def close(self) -> Tally:
@@ -826,7 +1415,7 @@ class _Pool:
 
 def explore(
     config: Config, tally: Tally, canon: Canon | None = None, max_states: int = MAX_STATES, workers: int = 1,
-    keep_states: bool = False,
+    keep_states: bool = False, memo: bool = True,
 ) -> ConfigResult:
     """Breadth-first search of ``config``; check counts go into ``tally``; stops at the first violation.
 
@@ -836,10 +1425,10 @@ def explore(
     """
     started = time.perf_counter()
     canon = canon or _canon_for(config)
-    local = Expander(config, canon)
+    local = Expander(config, canon, memo)
     start, start_violations = local.start()
     parents: dict[tuple, tuple[tuple | None, Event | None]] = {start: (None, None)}
-    pool = _Pool(config, canon, workers) if workers > 1 else None
+    pool = _Pool(config, canon, workers, local, memo) if workers > 1 else None
     frontier = [start]
     depth = 0
     edges = 0
@@ -877,7 +1466,7 @@ def explore(
                 truncated = True
                 break
     finally:
-        counts = local.counts() if pool is None else _merge(local.counts(), pool.close())
+        counts = local.counts() if pool is None else _merge(pool.close(), local.counts())
     complete = not violations and not truncated and not frontier
     for violation in violations:
         if violation not in counts.violations:
@@ -895,29 +1484,42 @@ def _merge(first: Tally, second: Tally) -> Tally:
     return first
 
 
-def _events_of(key: tuple, config: Config) -> tuple[Event, ...]:
-    """The alphabet offered from ``key`` (the same the expander used)."""
-    cores = key[0]
-    any_open = not all(core[0] for core in cores)
-    any_terminal = any(core[0] for core in cores)
-    waiting = any(core[7] != 0 and not core[0] for core in cores[1:])
-    return alphabet(any_open, any_terminal, waiting, remembered_count(key), config.fingerprints, config.alphabet)
+def _events_of(key: State, config: Config) -> tuple[Event, ...]:
+    """The alphabet offered from ``key``: it depends on the state's shape only (see ``alphabet``)."""
+    copies = key.copies
+    any_open = not all(copy.terminal for copy in copies)
+    any_terminal = any(copy.terminal for copy in copies)
+    # Only an open copy reads ``corrected``; a stopped one ignores the receipt whatever waits in it.
+    waiting = any(copy.deferred != 0 and not copy.terminal for copy in copies[1:])
+    return alphabet(any_open, any_terminal, waiting, key.remembered, config.fingerprints, config.alphabet)
 
 
 def _event_at(key: tuple, number: int, config: Config) -> Event:
     return _events_of(key, config)[number]
 
 
+def _mode(quick: bool | str) -> str:
+    return "quick" if quick is True else "default" if quick is False else quick
+
+
+#: The safety net per mode (see ``MAX_STATES``).
+MODE_MAX_STATES = {"quick": QUICK_MAX_STATES, "default": MAX_STATES, "thorough": THOROUGH_MAX_STATES}
+
+
 def run_explorer(
-    quick: bool, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
+    quick: bool | str, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
 ) -> ExplorerResult:
-    """Explore every configuration (stopping at the first violation) and merge the check counts into ``tally``."""
+    """Explore every configuration of a mode (``configurations``), stopping at the first violation.
+
+    The check counts are merged into ``tally``.
+    """
+    mode = _mode(quick)
     rows = []
     counterexample = None
-    # The quick set runs in process (unit tests, mutation runs); the default set splits each level over the cores.
-    workers = 1 if quick else max(1, min(2, os.cpu_count() or 1))
-    for config in configs if configs is not None else configurations(quick):
-        row = explore(config, tally, max_states=QUICK_MAX_STATES if quick else MAX_STATES, workers=workers)
+    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores.
+    workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
+    for config in configs if configs is not None else configurations(mode):
+        row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
         rows.append(row)
         if row.violation is not None:
             counterexample = record("explorer", row.path, config.oracle, row.violation, out_dir)
@@ -928,13 +1530,17 @@ def run_explorer(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m properties.budget.explorer", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small set the unit tests use")
+    parser.add_argument(
+        "--profile", choices=("default", "thorough"), default="default",
+        help="thorough: the largest scopes (about 10 minutes on two cores)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="where a counterexample trace is saved")
     parser.add_argument("--levels", action="store_true", help="print the size of every breadth-first level")
     args = parser.parse_args(argv)
     global _TRACE_LEVELS
     _TRACE_LEVELS = args.levels
     tally = Tally()
-    result = run_explorer(args.quick, tally, args.out)
+    result = run_explorer("quick" if args.quick else args.profile, tally, args.out)
     print(result.render())
     for invariant in CATALOGUE:
         print(f"  {invariant.id:<4} {tally.status(invariant.id):<8} checked {tally.checked[invariant.id]:>10,}  exercised {tally.exercised[invariant.id]:>10,}")

@@ -83,6 +83,27 @@ def test_default_set_has_the_scopes_the_brief_asks_for():
         assert attrs.asdict(config.oracle) == SPEC_NUMBERS
     # Every small scope is explored to its fixpoint.
     assert all(c.max_depth is None for c in configs if c.limits != Limits())
+    # Issue 12: a complete proof at the real fuse (4) with a total cap of at least 6.
+    assert any(
+        c.max_depth is None and c.limits.consecutive_failures == SPEC_NUMBERS["consecutive_failures"] and c.limits.total_failures >= 6
+        for c in configs
+    ), "a complete proof at consecutive 4 with total >= 6"
+
+
+def test_thorough_set_has_the_scopes_the_brief_asks_for():
+    configs = configurations("thorough")
+    assert any(
+        c.max_depth is None and c.limits.consecutive_failures >= 4 and c.limits.total_failures >= 8
+        and c.limits.rounds_without_progress >= 2 and c.limits.free_empty_lookups >= 2
+        for c in configs
+    ), "a complete proof of at least consecutive 4, total 8, rounds 2, free lookups 2"
+    assert any(
+        c.max_depth is not None and c.max_depth >= 10 and c.alphabet == "full" and c.limits == Limits() for c in configs
+    ), "the real limits searched to depth 10 with every event"
+    # The thorough set proves everything the default set does.
+    assert {c.name for c in configurations("default")} <= {c.name for c in configs}
+    with pytest.raises(ValueError):
+        configurations("exhaustive")
 
 
 def test_a_search_cut_short_is_not_a_proof():
@@ -107,7 +128,7 @@ def test_canonical_search_reaches_exactly_the_canonical_images_of_the_plain_sear
     """Symmetry and forgetting stopped copies merge states; they must neither lose nor invent any."""
     # One fingerprint keeps the plain search (about 10,000 states) affordable in a unit test.
     scope = attrs.evolve(TINY, fingerprints=False)
-    plain_canon = Canon(ordered_ids=True, symmetry=False, drop_dead=False)
+    plain_canon = Canon(ordered_ids=True, symmetry=False, drop_dead=False, kinds=False)
     plain = explore(scope, Tally(), canon=plain_canon, keep_states=True)
     reduced = explore(scope, Tally(), keep_states=True)
     print(f"plain {plain.states} states, reduced {reduced.states}")
@@ -116,7 +137,7 @@ def test_canonical_search_reaches_exactly_the_canonical_images_of_the_plain_sear
     assert plain.states > reduced.states, "the reductions should merge something"
     prototypes = explorer._prototypes(scope)
     canon = explorer._canon_for(scope)
-    images = {encode(decode(key, prototypes), key[3], canon) for key in plain.reached}
+    images = {encode(decode(key, prototypes), key.history, canon) for key in plain.reached}
     assert images == set(reduced.reached)
 
 
@@ -125,7 +146,7 @@ def test_decoding_a_canonical_state_gives_it_back():
     prototypes = explorer._prototypes(TINY)
     canon = explorer._canon_for(TINY)
     for key in result.reached:
-        assert encode(decode(key, prototypes), key[3], canon) == key
+        assert encode(decode(key, prototypes), key.history, canon) == key
 
 
 def test_lane_mirror_images_are_one_state():
@@ -139,6 +160,101 @@ def test_lane_mirror_images_are_one_state():
     canon = Canon(ordered_ids=True)
     assert encode(budgets, history, canon) == encode(mirror, history, canon)
     assert encode(budgets, history, attrs.evolve(canon, symmetry=False)) != encode(mirror, history, attrs.evolve(canon, symmetry=False))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_judging_each_distinct_step_once_counts_what_judging_every_edge_counts(workers):
+    """The verdict memo (``_Verdict``) changes no state, edge, check, exercise or coverage count."""
+    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False)
+    every, memo = Tally(), Tally()
+    plain = explore(scope, every, keep_states=True, memo=False, workers=workers)
+    fast = explore(scope, memo, keep_states=True, workers=workers)
+    assert (fast.states, fast.edges, fast.depth, fast.complete) == (plain.states, plain.edges, plain.depth, plain.complete)
+    assert fast.reached == plain.reached
+    assert (memo.checked, memo.exercised, memo.steps) == (every.checked, every.exercised, every.steps)
+    assert memo.steps == plain.edges
+
+
+def test_emptied_caches_change_nothing(monkeypatch):
+    """Caches bounded to almost nothing (``CACHE_BOUNDS``) give the same search and the same counts."""
+    scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False)
+    roomy = Tally()
+    first = explore(scope, roomy, keep_states=True)
+    monkeypatch.setattr(explorer, "CACHE_BOUNDS", {"verdicts": 5, "raw children": 5, "moves": 5})
+    monkeypatch.setattr(explorer.Expander, "_trim_every", 1)
+    tight = Tally()
+    second = explore(scope, tight, keep_states=True)
+    assert (second.states, second.edges, second.reached) == (first.states, first.edges, first.reached)
+    assert (tight.checked, tight.exercised, tight.steps) == (roomy.checked, roomy.exercised, roomy.steps)
+
+
+def test_refusal_kind_images_are_one_state():
+    """Seed 002 grants each kind once and never names one: a grant of either kind is the same state."""
+    limits = Limits(consecutive_failures=1)
+    granted = []
+    for kind in explorer.KINDS:
+        budgets = list(new_copies(limits).values())
+        for budget in budgets[1:]:
+            budget.observe_result("x", "exec", None, True, correctable_refusal=kind)
+        assert budgets[2].pending_correction == kind  # budget.md rule 2: a refusal at the fuse is granted
+        granted.append(budgets)
+    history = Monitor(limits=limits, tally=Tally(), budgets=new_copies(limits)).history()
+    canon = Canon(ordered_ids=True)
+    assert encode(granted[0], history, canon) == encode(granted[1], history, canon)
+    plain = attrs.evolve(canon, kinds=False)
+    assert encode(granted[0], history, plain) != encode(granted[1], history, plain)
+
+
+@pytest.mark.parametrize("scope", [
+    TINY,
+    # One fingerprint keeps Monitor.step on every edge of this scope affordable.
+    attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False),
+    # Real limits to a depth below the seen-calls cap: ids unordered, moves made on representatives.
+    Config("real limits to 3", Limits(), 3, explorer.SPEC_LIMITS),
+])
+def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
+    """Every edge the search judges from cached moves gets what ``Monitor.step`` on real budgets gives.
+
+    For every reachable state and every event: the same violations, the same
+    history, the same check and coverage counts, and the same canonical child.
+    """
+    result = explore(scope, Tally(), keep_states=True)
+    assert result.finished and result.violations == ()
+    canon = explorer._canon_for(scope)
+    expander = explorer.Expander(scope, canon)
+    prototypes = explorer._prototypes(scope)
+    edges = 0
+    for state in sorted(result.reached):
+        events = explorer._events_of(state, scope)
+        rows = [expander._moves(index, copy, events) for index, copy in enumerate(state.copies)]
+        before = {name: moves[0].before_snap for name, moves in zip(explorer.ALL_COPIES, rows)}
+        fresh = {name: not snap.terminal for name, snap in before.items()}
+        history = state.history
+        dicts = (
+            dict(zip(explorer._FEATURE_KEYS, history.features)), dict(zip(explorer._ADMISSION_KEYS, history.admissions)),
+            dict(zip(explorer._ADMISSION_KEYS, history.streak)), dict(zip(explorer._ADMISSION_KEYS, history.doubles)),
+            history.lookups_only,
+        )
+        for event, moves in zip(events, zip(*rows)):
+            expander.tally = expander.edge_monitor.tally = Tally()
+            found, after_history, _verdict = expander.judge(event, moves, dicts, 3, before, fresh)
+            budgets = decode(state, prototypes)
+            tally = Tally()
+            monitor = Monitor(
+                limits=scope.oracle, tally=tally, budgets=dict(zip(explorer.ALL_COPIES, budgets)),
+                invariants=explorer.EDGE_INVARIANTS, failure_ends_probes="off", index=3,
+            )
+            explorer.restore_history(monitor, history)
+            assert found == monitor.step(event), event
+            assert after_history == monitor.history(), event
+            assert (expander.tally.exercised, expander.tally.coverage, expander.tally.checked_steps, expander.tally.steps) == (
+                tally.exercised, tally.coverage, tally.checked_steps, tally.steps
+            ), event
+            child = explorer.canonical([move.after for move in moves], after_history, canon)
+            assert child == encode(budgets, monitor.history(), canon), event
+            edges += 1
+    # A bounded search does not expand its last level; this test does.
+    assert edges == result.edges if result.complete else edges > result.edges
 
 
 def _random_trace(seed: int, length: int) -> list:
