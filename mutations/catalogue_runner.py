@@ -109,13 +109,8 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         except (CatalogueError, SyntaxError) as error:
             return EntryResult(entry, NOT_APPLIED, None, None, str(error), time.monotonic() - started, line)
         label = f"catalogue:{entry.id}"
-<<<<<<< HEAD
-        # Budget- and hook-level entries owe a kill to the property drivers (their subjects); classifiers have tables.
-        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in (BUDGET, HOOKS) else NOT_RUN
-=======
-        # Only budget-level entries owe a kill to the property drivers, which exercise the budget alone.
+        # Budget-, hook- and navigation-level entries owe a kill to the property drivers (their subjects); classifiers have tables.
         properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in (BUDGET, HOOKS, NAVIGATION) else NOT_RUN
->>>>>>> issue11
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         status, detail = _judge(entry, properties, tests)
