@@ -5,7 +5,8 @@ Schema ``guard-trace/1``::
     {
       "schema": "guard-trace/1",
       "subject": "budget",                         # optional, default "budget" (the only one so far:
-                                                   # hook sequences have their own schema)
+                                                   # hook sequences and navigation scenarios have
+                                                   # their own formats, read by the same safe_json rules)
       "name": "strixy-r107",                       # optional, shown in tables
       "invariant": "B5",                           # optional: the invariant the file was saved for
       "step": 3,                                   # optional: the step (from 0) where it broke
@@ -158,7 +159,10 @@ def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
 
 
 #: Subjects whose traces are files of their own schema, and how to replay them.
-OWN_FORMATS = {"hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)"}
+OWN_FORMATS = {
+    "hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)",
+    "navigation": "navigation-scenario/1 files (nox -s replay -- FILE)",
+}
 
 
 def kinds_for(subject: str) -> dict[str, EventKind]:
