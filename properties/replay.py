@@ -61,10 +61,9 @@ from guard.limits import Limits
 from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import Tally, new_monitor
+from properties.budget.state import BudgetState, budget_state
+from properties.names import DISCOVERY_TOOLS
 from properties.trace import Trace, TraceError, event_to_json, printable, read_trace
-
-#: Tools whose successes are discovery by name (both budgets).
-DISCOVERY_TOOLS = frozenset({"tool_search", "tool_describe", "pixel_ods_skill"})
 
 #: Long tool names are shown without this prefix so the table fits 100 columns.
 TOOL_PREFIX = "pixel_ods_workspace_"
@@ -72,23 +71,6 @@ TOOL_WIDTH = 15
 LABEL_WIDTH = 12
 #: A table shows at most this many rows; ``--json`` streams every row of any length.
 TABLE_ROWS = 2_000
-
-
-@attrs.frozen
-class BudgetState:
-    """What a row shows of one budget after the event."""
-
-    consecutive: int
-    total: int
-    waiting: str | None
-    pending: str | None
-    stopped: bool
-    rounds: int
-    lane_failures: dict[str, int]
-    exhausted_lanes: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 @attrs.frozen
@@ -122,19 +104,6 @@ class Replay:
 
 
 # -- running a trace -------------------------------------------------------------------------
-
-
-def _state(budget: Any) -> BudgetState:
-    return BudgetState(
-        consecutive=budget.consecutive,
-        total=budget.failures,
-        waiting=getattr(budget, "deferred", None),
-        pending=getattr(budget, "pending_correction", None),
-        stopped=bool(budget.terminal),
-        rounds=budget.rounds,
-        lane_failures=dict(budget.lane_failures),
-        exhausted_lanes=tuple(sorted(budget.exhausted_lanes)),
-    )
 
 
 def _marker(reference: BudgetState, production: BudgetState) -> str:
@@ -317,7 +286,7 @@ def replay_rows(trace: Trace, events: Iterable[Event], broken: dict[str, Broken]
                                                      printable(violation.message), 1)
             else:
                 broken[violation.invariant] = attrs.evolve(known, steps=known.steps + 1)
-        ref_state, prod_state = _state(reference), _state(production)
+        ref_state, prod_state = budget_state(reference), budget_state(production)
         yield Row(
             step=step, event=event, label=_clean(getattr(event, "label", "")), tool=_clean(tool_name(event)),
             summary=event_summary(event), reference=ref_state, production=prod_state,

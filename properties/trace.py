@@ -5,7 +5,8 @@ Schema ``guard-trace/1``::
     {
       "schema": "guard-trace/1",
       "subject": "budget",                         # optional, default "budget" (the only one so far:
-                                                   # hook sequences have their own schema)
+                                                   # hook sequences and navigation scenarios have
+                                                   # their own formats, read by the same safe_json rules)
       "name": "strixy-r107",                       # optional, shown in tables
       "invariant": "B5",                           # optional: the invariant the file was saved for
       "step": 3,                                   # optional: the step (from 0) where it broke
@@ -52,15 +53,11 @@ integer is refused before Python converts it).
 
 Hostile files. Everything a file can get wrong raises ``TraceError``, whose
 message names the file and the field (``events[3].tool: expected a string``);
-the command-line tools print it on one line and exit 2. Before anything is
-parsed the path must be a regular file (``os.stat``: a FIFO, a directory or a
-device is refused; it is then opened with ``O_NONBLOCK`` so that a file
-swapped for a FIFO in between cannot block either). Each value is checked for
-nesting depth (``MAX_DEPTH``) and size (``MAX_VALUE_BYTES``) by a bracket
-scan *before* ``json`` parses it, so ``json``'s recursion is never reached.
-Duplicate keys are refused (which one would win is a parser's choice). Text is
-kept as written, lone surrogates included; printing it is the printer's job
-(``printable``).
+the command-line tools print it on one line and exit 2. The rules for reading
+the JSON itself (regular files only, depth and size checked before parsing,
+duplicate keys, non-finite and huge numbers, printable messages) are
+``properties.safe_json``'s, shared with the hook sequence and navigation
+scenario files; the field types above are its ``FieldType`` values.
 
 Streaming. ``read_trace`` reads the file in ``CHUNK_BYTES`` pieces and yields
 one event at a time, so the reader's memory is bounded by the read buffer plus
@@ -77,31 +74,23 @@ a 200 MB trace of 207,164 events peaks at 28.7 MB resident, the same as a 5 MB o
 
 from __future__ import annotations
 
-import codecs
 import json
-import math
-import os
 import re
-import stat
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 import attrs
 
 from guard.limits import Limits
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
+from properties.safe_json import (  # noqa: F401  (re-exported: the names trace users import from here)
+    ANY_JSON, BOOLEAN, CHUNK_BYTES, MAX_DEPTH, MAX_INT, MAX_VALUE_BYTES, REQUIRED, SCALAR, STRING, STRING_OR_NULL,
+    FieldType, JsonFileError, Reader, check_object, fail, open_regular, printable, show,
+)
 
 SCHEMA = "guard-trace/1"
 DEFAULT_SUBJECT = "budget"
 
-#: Deepest nesting of one value (an event, its params, the limits). The drivers' deepest params are 3.
-MAX_DEPTH = 64
-#: Largest text of one value (one event, or one top-level field other than ``events``).
-MAX_VALUE_BYTES = 1 << 20
-#: Read size of the streaming reader.
-CHUNK_BYTES = 1 << 20
-#: Integers must fit in a signed 64-bit word (what hosts and other JSON readers can hold).
-MAX_INT = (1 << 63) - 1
 #: A limit is at most this: the budgets keep up to ``seen_calls`` ids and ``successes`` fingerprints,
 #: so a limit also bounds replay's memory.
 MAX_LIMIT = 1_000_000
@@ -110,8 +99,9 @@ _FLAGS = ("failed", "pending", "discovery", "correctable", "corrected", "empty_l
 _TOP_FIELDS = ("schema", "subject", "name", "invariant", "step", "origin", "limits", "events")
 
 
-class TraceError(ValueError):
-    """A trace file that cannot be read; the message names the file and the field."""
+#: A trace file that cannot be read; the message names the file and the field. The same class as
+#: ``JsonFileError``, so that a problem the shared reader finds is caught as a ``TraceError``.
+TraceError = JsonFileError
 
 
 @attrs.frozen
@@ -126,42 +116,11 @@ class Trace:
     origin: str = ""
 
 
-def printable(text: Any) -> str:
-    """``text`` safe for any terminal and encoder: control characters shown as ``\\xNN``, lone surrogates as ``\\udNNN``."""
-    text = str(text)
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
 def _fail(source: str, where: str, problem: str) -> TraceError:
-    return TraceError(printable(f"{source}: {where}: {problem}"))
+    return fail(source, where, problem)
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-# -- field types ---------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class FieldType:
-    """A field's type as the schema writes it, and its check."""
-
-    name: str
-    check: Callable[[Any], bool]
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, bool, int, float))
-
-
-STRING = FieldType("a string", lambda value: isinstance(value, str))
-BOOLEAN = FieldType("true or false", lambda value: isinstance(value, bool))
-SCALAR = FieldType("a JSON scalar (string, number, true/false or null)", _is_scalar)
-STRING_OR_NULL = FieldType("a string or null", lambda value: value is None or isinstance(value, str))
-ANY_JSON = FieldType("any JSON value", lambda value: True)
+_show = show
 
 
 @attrs.frozen
@@ -172,7 +131,6 @@ class EventKind:
     fields: Mapping[str, tuple[FieldType, Any]]
 
 
-REQUIRED = object()
 _LABEL = {"label": (STRING, "")}
 
 #: The budget subject's events, as trace files write them.
@@ -201,7 +159,10 @@ def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
 
 
 #: Subjects whose traces are files of their own schema, and how to replay them.
-OWN_FORMATS = {"hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)"}
+OWN_FORMATS = {
+    "hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)",
+    "navigation": "navigation-scenario/1 files (nox -s replay -- FILE)",
+}
 
 
 def kinds_for(subject: str) -> dict[str, EventKind]:
@@ -220,224 +181,6 @@ def event_name(event: Any, subject: str = DEFAULT_SUBJECT) -> str:
         if type(event) is kind.cls:
             return name
     raise TypeError(f"{type(event).__name__} is not an event of subject {subject!r}")
-
-
-# -- decoding one value, with its limits checked first ----------------------------------------------
-
-
-class _Bad:
-    """A number the schema refuses, kept as a marker so that the field holding it can be named."""
-
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _parse_int(text: str) -> Any:
-    digits = len(text.lstrip("-"))
-    if digits > 19:
-        return _Bad(f"an integer of {digits} digits (at most 64 bits)")
-    value = int(text)
-    return value if -MAX_INT - 1 <= value <= MAX_INT else _Bad(f"integer {text} outside 64 bits")
-
-
-def _parse_float(text: str) -> Any:
-    value = float(text)
-    return value if math.isfinite(value) else _Bad(f"{text[:20]} is not a finite number")
-
-
-def _parse_constant(text: str) -> Any:
-    return _Bad(f"{text} is not JSON (strict JSON has no NaN or Infinity)")
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
-
-
-_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant,
-                            object_pairs_hook=_pairs)
-#: A string token, or one bracket: what the depth scan walks (brackets inside strings are skipped).
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR = re.compile(r'[^\s,\]}:]+')
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _find_bad(value: Any, where: str) -> tuple[str, str] | None:
-    """The path and reason of the first refused number inside ``value``."""
-    stack = [(value, where)]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, _Bad):
-            return path, item.why
-        if isinstance(item, dict):
-            stack.extend((child, f"{path}.{key}") for key, child in reversed(list(item.items())))
-        elif isinstance(item, list):
-            stack.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(item))))
-    return None
-
-
-class _Reader:
-    """A streaming reader over one open file: whitespace, punctuation and one checked value at a time."""
-
-    def __init__(self, fd: int, source: str) -> None:
-        self.file = os.fdopen(fd, "rb", buffering=0)
-        self.source = source
-        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        self.buffer = ""
-        self.pos = 0
-        self.eof = False
-        self.consumed = 0  # characters dropped from the front of the buffer
-        self.lines = 0  # newlines dropped with them
-
-    def line(self) -> int:
-        """The line (from 1) of the current position, for messages."""
-        return self.lines + self.buffer.count("\n", 0, self.pos) + 1
-
-    def bad_json(self, where: str, problem: str) -> TraceError:
-        return _fail(self.source, where, f"not JSON at line {self.line()}: {problem}")
-
-    def close(self) -> None:
-        self.file.close()
-
-    def fill(self) -> bool:
-        """Read one more chunk; False at the end of the file."""
-        if self.eof:
-            return False
-        chunk = self.file.read(CHUNK_BYTES)
-        try:
-            text = self.decoder.decode(chunk or b"", final=not chunk)
-        except UnicodeDecodeError as error:
-            raise TraceError(printable(f"{self.source}: not UTF-8 text near character {self.consumed + len(self.buffer)}: {error.reason}")) from None
-        if not chunk:
-            self.eof = True
-        if self.pos:
-            self.consumed += self.pos
-            self.lines += self.buffer.count("\n", 0, self.pos)
-            self.buffer = self.buffer[self.pos:]
-            self.pos = 0
-        self.buffer += text
-        return bool(chunk) or bool(text)
-
-    def skip(self) -> str:
-        """Skip whitespace; the next character, or "" at the end of the file."""
-        while True:
-            self.pos = _WHITESPACE.match(self.buffer, self.pos).end()
-            if self.pos < len(self.buffer):
-                return self.buffer[self.pos]
-            if not self.fill():
-                return ""
-
-    def expect(self, chars: str, where: str) -> str:
-        found = self.skip()
-        if not found or found not in chars:
-            shown = "the end of the file" if not found else repr(found)
-            wanted = " or ".join(repr(c) for c in chars)
-            raise self.bad_json(where, f"expected {wanted}, found {shown}")
-        self.pos += 1
-        return found
-
-    def _end_of_value(self, where: str) -> int:
-        """Where the value at ``pos`` ends, reading more as needed; refuses it if too deep or too large."""
-        while True:
-            buffer, start = self.buffer, self.pos
-            first = buffer[start] if start < len(buffer) else ""
-            end = None
-            if first in ",]}:":
-                raise self.bad_json(where, f"expected a value, found {first!r}")
-            if first in "[{":
-                depth = 0
-                last = start
-                for match in _STRUCTURE.finditer(buffer, start):
-                    if buffer.find('"', last, match.start()) != -1:
-                        # A string not closed within the buffer: its brackets are text; read more first.
-                        break
-                    last = match.end()
-                    token = match.group()
-                    if token in "[{":
-                        depth += 1
-                        if depth > MAX_DEPTH:
-                            raise _fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels")
-                    elif token in "]}":
-                        depth -= 1
-                        if depth == 0:
-                            end = match.end()
-                            break
-            elif first == '"':
-                match = _STRING.match(buffer, start)
-                end = match.end() if match else None
-            else:
-                match = _SCALAR.match(buffer, start)
-                # A number may go on in the next chunk: it ends only before a delimiter or at the end of the file.
-                if match and (match.end() < len(buffer) or self.eof):
-                    end = match.end()
-            if end is not None:
-                if end - start > MAX_VALUE_BYTES:
-                    raise _fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
-                return end
-            if len(buffer) - start > MAX_VALUE_BYTES:
-                raise _fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
-            if not self.fill():
-                raise self.bad_json(where, f"the file ends inside this value")
-
-    def value(self, where: str) -> Any:
-        """The next JSON value, checked for depth, size, duplicate keys and refused numbers."""
-        if not self.skip():
-            raise self.bad_json(where, f"the file ends where a value should be")
-        end = self._end_of_value(where)
-        try:
-            value, stop = _DECODER.raw_decode(self.buffer, self.pos)
-        except json.JSONDecodeError as error:
-            raise self.bad_json(where, f"{error.msg}") from None
-        except _DuplicateKey as error:
-            raise _fail(self.source, where, f"duplicate key {str(error)!r}") from None
-        except RecursionError:  # unreachable after the depth scan; kept so that a parser change cannot bring tracebacks back
-            raise _fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels") from None
-        if stop != end:
-            raise self.bad_json(where, f"unexpected text inside this value")
-        self.pos = stop
-        bad = _find_bad(value, where)
-        if bad is not None:
-            raise _fail(self.source, bad[0], bad[1])
-        return value
-
-
-# -- opening a file -----------------------------------------------------------------------------------
-
-
-def _open(path: str | Path) -> int:
-    """A read-only descriptor of a regular file; anything else is refused before it can block."""
-    source = str(path)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise TraceError(f"{printable(source)}: file not found") from None
-    except OSError as error:
-        raise TraceError(f"{printable(source)}: cannot read: {error.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        kind = ("a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
-                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
-                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
-        raise TraceError(f"{printable(source)}: not a regular file ({kind})")
-    try:
-        # O_NONBLOCK: if the path became a FIFO since the stat, opening it must not wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as error:
-        raise TraceError(f"{printable(source)}: cannot read: {error.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise TraceError(f"{printable(source)}: not a regular file")
-    return fd
 
 
 # -- the document -------------------------------------------------------------------------------------
@@ -466,19 +209,8 @@ def parse_event(raw: Any, where: str, source: str, subject: str = DEFAULT_SUBJEC
     if not isinstance(name, str) or name not in kinds:
         raise _fail(source, f"{where}.event", f"expected one of {', '.join(kinds)}, got {_show(name)}")
     kind = kinds[name]
-    values: dict[str, Any] = {}
-    for key in raw:
-        if key != "event" and key not in kind.fields:
-            raise _fail(source, f"{where}.{key}", f"unknown field for a {name} event (known: {', '.join(kind.fields)})")
-    for field, (field_type, default) in kind.fields.items():
-        if field not in raw:
-            if default is REQUIRED:
-                raise _fail(source, f"{where}.{field}", "missing")
-            continue
-        value = raw[field]
-        if not field_type.check(value):
-            raise _fail(source, f"{where}.{field}", f"expected {field_type.name}, got {_show(value)}")
-        values[field] = value
+    body = {key: value for key, value in raw.items() if key != "event"}
+    values = check_object(body, kind.fields, where, source, f"a {name} event")
     return kind.cls(**values)
 
 
@@ -519,7 +251,7 @@ def read_trace(path: str | Path) -> TraceStream:
     The returned iterator raises ``TraceError`` at the first bad event and closes the file when exhausted.
     """
     source = str(path)
-    reader = _Reader(_open(path), source)
+    reader = Reader(open_regular(path), source)
     try:
         header: dict[str, Any] = {}
         reader.expect("{", "(top level)")
@@ -556,7 +288,7 @@ def read_trace(path: str | Path) -> TraceStream:
     return TraceStream(trace, _events(reader, trace.subject))
 
 
-def _events(reader: _Reader, subject: str) -> Iterator[Any]:
+def _events(reader: Reader, subject: str) -> Iterator[Any]:
     source = reader.source
     try:
         index = 0

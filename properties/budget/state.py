@@ -4,12 +4,15 @@
 budget (the reference leaves the production-only fields at their defaults);
 ``memories`` adds the seen call ids and the success fingerprints; a
 ``shared_view`` is what the reference and production share (B1's comparison
-plus the memories).
+plus the memories); ``BudgetState`` is the row a replay prints of one budget,
+built from ``snap``.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+import attrs
 
 from guard.budget import RunProgressBudget
 
@@ -101,3 +104,38 @@ class SharedView(NamedTuple):
 
 def shared_view(budget: Any) -> SharedView:
     return SharedView(snap(budget).counters, *memories(budget))
+
+
+@attrs.frozen
+class BudgetState:
+    """What a replay row shows of one budget after an event: ``Snap``'s view, named for the table and ``--json``.
+
+    Built from ``snap`` (the one reading of a budget), so the replay prints exactly what the monitors compare.
+    """
+
+    consecutive: int
+    total: int
+    waiting: str | None
+    pending: str | None
+    stopped: bool
+    rounds: int
+    lane_failures: dict[str, int]
+    exhausted_lanes: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def budget_state(budget: Any) -> BudgetState:
+    """The row view of either budget (the reference has no deferral or pending correction: None)."""
+    state = snap(budget)
+    return BudgetState(
+        consecutive=state.consecutive,
+        total=state.failures,
+        waiting=state.deferred,
+        pending=state.pending_correction,
+        stopped=bool(state.terminal),
+        rounds=state.rounds,
+        lane_failures={"workspace": state.workspace, "extension": state.extension},
+        exhausted_lanes=tuple(sorted(state.exhausted)),
+    )

@@ -17,18 +17,27 @@ Schema ``guard-hook-sequence/1``::
     }
 
 A call's ``kind`` and ``binding`` are the names of ``properties.hooks.shapes``;
-every call field but ``index`` and ``kind`` has the default shown. A file that
-breaks the schema raises ``TraceError`` naming the file and the field.
+every call field but ``index`` and ``kind`` has the default shown, as have
+``name`` (the file's stem), ``invariant`` (none), ``playground`` and
+``strict_stop`` (false). The file is read by ``properties.safe_json``'s rules
+(regular file, depth and size before parsing, strict numbers, no duplicate
+keys); every field is typed, an unknown one refused, and a file that breaks the
+schema raises ``TraceError`` naming the file and the field path
+(``events[3].order: expected one of after, persist, got 'before'``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from properties.hooks.events import ORDERS, Call, Cancel, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import BINDINGS, CALL_KINDS
+from properties.safe_json import (
+    BOOLEAN, COUNT, LIST, REQUIRED, STRING, TOP, check_object, fail, one_of, read_json, show,
+)
 from properties.trace import TraceError
 
 SCHEMA = "guard-hook-sequence/1"
@@ -56,66 +65,62 @@ def save(sequence: HookSequence, path: Path, name: str, invariant: str = "") -> 
     return path
 
 
-def _field(raw: dict, key: str, kind: type, where: str, source: str, default: Any = None) -> Any:
-    if key not in raw:
-        if default is None:
-            raise TraceError(f"{source}: {where}.{key}: missing")
-        return default
-    value = raw[key]
-    if type(value) is not kind:
-        raise TraceError(f"{source}: {where}.{key}: expected {kind.__name__}, got {type(value).__name__}")
-    return value
+#: Each event's fields (besides ``event``), typed, with the default a missing one takes.
+_CALL_FIELDS = {
+    "index": (COUNT, REQUIRED),
+    "kind": (one_of(*CALL_KINDS), REQUIRED),
+    "binding": (one_of(*dict.fromkeys(BINDINGS)), "bound"),
+    "record": (BOOLEAN, True),
+    "order": (one_of(*ORDERS), "after"),
+    "capped": (BOOLEAN, True),
+}
+_EVENT_FIELDS: dict[str, dict[str, Any]] = {"call": _CALL_FIELDS, **{name: {} for name in _SIMPLE}}
+#: The top-level fields; ``events`` may be empty (a sequence of no events is a valid, if dull, run).
+_TOP_FIELDS = {
+    "schema": (one_of(SCHEMA), REQUIRED),
+    "name": (STRING, ""),
+    "invariant": (STRING, ""),
+    "playground": (BOOLEAN, False),
+    "strict_stop": (BOOLEAN, False),
+    "events": (LIST, REQUIRED),
+}
+
+
+def _event(raw: Any, where: str, source: str) -> Any:
+    if not isinstance(raw, dict):
+        raise fail(source, where, f"expected an object, got {show(raw)}")
+    if "event" not in raw:
+        raise fail(source, f"{where}.event", "missing")
+    name = raw["event"]
+    if not isinstance(name, str) or name not in _EVENT_FIELDS:
+        raise fail(source, f"{where}.event", f"expected one of {', '.join(_EVENT_FIELDS)}, got {show(name)}")
+    body = {key: value for key, value in raw.items() if key != "event"}
+    values = check_object(body, _EVENT_FIELDS[name], where, source, f"a {name} event")
+    if name in _SIMPLE:
+        return _SIMPLE[name]()
+    return Call(values.pop("index"), values.pop("kind"), **values)
 
 
 def from_json(data: Any, source: str) -> tuple[HookSequence, str, str]:
-    """(sequence, name, invariant) of a parsed file; ``TraceError`` naming the field when it breaks the schema."""
+    """(sequence, name, invariant) of a parsed file; ``TraceError`` naming the file and field when it breaks the schema.
+
+    Every field is typed and an unknown one refused, at the top level and in each event: a misspelt
+    ``strict_stop`` silently taking its default would replay a different run than the author meant.
+    """
     if not isinstance(data, dict):
-        raise TraceError(f"{source}: the file must hold a JSON object")
-    if data.get("schema") != SCHEMA:
-        raise TraceError(f"{source}: schema: expected {SCHEMA!r}, got {data.get('schema')!r}")
-    playground = _field(data, "playground", bool, "playground", source, False)
-    strict = _field(data, "strict_stop", bool, "strict_stop", source, False)
-    raw_events = data.get("events")
-    if not isinstance(raw_events, list):
-        raise TraceError(f"{source}: events: expected a list")
-    events = []
-    for number, raw in enumerate(raw_events):
-        where = f"events[{number}]"
-        if not isinstance(raw, dict):
-            raise TraceError(f"{source}: {where}: expected an object")
-        name = raw.get("event")
-        if name in _SIMPLE:
-            events.append(_SIMPLE[name]())
-            continue
-        if name != "call":
-            raise TraceError(f"{source}: {where}.event: expected one of call, {', '.join(_SIMPLE)}; got {name!r}")
-        index = _field(raw, "index", int, where, source)
-        kind = _field(raw, "kind", str, where, source)
-        if kind not in CALL_KINDS:
-            raise TraceError(f"{source}: {where}.kind: unknown call kind {kind!r}")
-        binding = _field(raw, "binding", str, where, source, "bound")
-        if binding not in BINDINGS:
-            raise TraceError(f"{source}: {where}.binding: unknown binding {binding!r}")
-        order = _field(raw, "order", str, where, source, "after")
-        if order not in ORDERS:
-            raise TraceError(f"{source}: {where}.order: expected after or persist, got {order!r}")
-        events.append(Call(index, kind, binding, record=_field(raw, "record", bool, where, source, True), order=order,
-                           capped=_field(raw, "capped", bool, where, source, True)))
-    name = data.get("name") if isinstance(data.get("name"), str) else Path(source).stem
-    invariant = data.get("invariant") if isinstance(data.get("invariant"), str) else ""
-    return HookSequence(playground, tuple(events), strict_stop=strict), name, invariant
+        raise fail(source, TOP, f"expected an object, got {show(data)}")
+    if "schema" in data and data["schema"] != SCHEMA:
+        # Checked first: a budget trace handed here is told what it is rather than which field is unknown.
+        raise fail(source, "schema", f"expected {SCHEMA!r}, got {show(data['schema'])}")
+    values = check_object(data, _TOP_FIELDS, TOP, source, "a hook sequence")
+    if values.get("invariant"):
+        if not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", values["invariant"]):
+            raise fail(source, "invariant", f"expected an invariant id such as \"H5\", got {show(values['invariant'])}")
+    events = tuple(_event(raw, f"events[{number}]", source) for number, raw in enumerate(values["events"]))
+    sequence = HookSequence(values.get("playground", False), events, strict_stop=values.get("strict_stop", False))
+    return sequence, values.get("name") or Path(source).stem, values.get("invariant", "")
 
 
 def load(path: Path) -> tuple[HookSequence, str, str]:
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TraceError(f"{source}: file not found") from None
-    except OSError as error:
-        raise TraceError(f"{source}: cannot read: {error.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TraceError(f"{source}: not JSON (line {error.lineno}, column {error.colno})") from None
-    return from_json(data, source)
+    """Read a sequence file by ``properties.safe_json``'s rules (regular file, depth and size, strict numbers)."""
+    return from_json(read_json(path, TraceError), str(path))

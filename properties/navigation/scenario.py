@@ -17,13 +17,18 @@ import attrs
 
 from guard import navigation as production
 from guard.navigation_ports import Grant, Message, Request, SynthesisCall
+from properties.safe_json import (
+    BOOLEAN, COUNT, COUNT_OR_NULL, LIST, REQUIRED, STRING, STRING_LIST, TOP, FieldType, JsonFileError, check_object,
+    fail, one_of, read_json, show,
+)
 from reference import navigation as reference
 
+FORMAT = "navigation-scenario/1"
 MESSAGE_FIELDS = ("id", "role", "text", "tool_calls", "is_error", "source_tokens", "manifest", "source", "tool")
 
 
-class ScenarioError(Exception):
-    """A scenario file or record that cannot be read; the message names the file and field."""
+class ScenarioError(JsonFileError):
+    """A scenario file or record that cannot be read; the one-line message names the file and field."""
 
 
 @attrs.frozen
@@ -229,43 +234,66 @@ def to_json(scenario: Scenario) -> dict[str, Any]:
     data = attrs.asdict(scenario, recurse=False)
     data["bucket"] = list(scenario.bucket)
     data["messages"] = [{"at": timed.at, **attrs.asdict(timed.message)} for timed in scenario.messages]
-    return {"format": "navigation-scenario/1", **data}
+    return {"format": FORMAT, **data}
 
 
-_SCALARS = {field.name: field for field in attrs.fields(Scenario) if field.name not in ("messages", "bucket")}
+#: Each top-level field of a scenario file, typed, with its default (``REQUIRED``: none). The defaults are
+#: ``Scenario``'s own, so a file that leaves one out means what the class means.
+_DEFAULTS = {field.name: field.default for field in attrs.fields(Scenario)}
+_TOP_FIELDS: dict[str, tuple[FieldType, Any]] = {
+    "format": (one_of(FORMAT), REQUIRED),
+    "name": (STRING, REQUIRED),
+    "timeout_ms": (COUNT, REQUIRED),
+    "delegation_timeout_ms": (COUNT, REQUIRED),
+    "messages": (LIST, REQUIRED),
+    "bucket": (STRING_LIST, ()),
+    "grant_tokens": (COUNT, _DEFAULTS["grant_tokens"]),
+    "model": (STRING, _DEFAULTS["model"]),
+    "summary_thinking": (BOOLEAN, _DEFAULTS["summary_thinking"]),
+    "output_tokens": (COUNT, _DEFAULTS["output_tokens"]),
+    "delete_fails": (BOOLEAN, _DEFAULTS["delete_fails"]),
+    "revoke_fails": (BOOLEAN, _DEFAULTS["revoke_fails"]),
+    "teardown_ms": (COUNT, _DEFAULTS["teardown_ms"]),
+    "policy_rejects": (BOOLEAN, _DEFAULTS["policy_rejects"]),
+    "completion_ms": (COUNT, _DEFAULTS["completion_ms"]),
+    "completion_reply": (STRING, _DEFAULTS["completion_reply"]),
+    "cancel_at": (COUNT_OR_NULL, None),
+    "note": (STRING, _DEFAULTS["note"]),
+}
+#: Each message's fields: when it becomes visible, then ``Message``'s own (defaults as there).
+_MESSAGE_FIELDS: dict[str, tuple[FieldType, Any]] = {
+    "at": (COUNT, REQUIRED),
+    "id": (STRING, REQUIRED),
+    "role": (one_of("assistant", "tool"), REQUIRED),
+    "text": (STRING, ""),
+    "tool_calls": (COUNT, 0),
+    "is_error": (BOOLEAN, False),
+    "source_tokens": (COUNT_OR_NULL, None),
+    "manifest": (BOOLEAN, False),
+    "source": (STRING, ""),
+    "tool": (STRING, ""),
+}
 
 
 def from_json(data: Any, where: str = "scenario") -> Scenario:
-    """The scenario of ``data``; a ``ScenarioError`` naming ``where`` and the field when it is malformed."""
-    if not isinstance(data, dict) or data.get("format") != "navigation-scenario/1":
-        raise ScenarioError(f"{where}: format: expected 'navigation-scenario/1'")
-    values: dict[str, Any] = {}
-    for name, field in _SCALARS.items():
-        if name in data:
-            values[name] = data[name]
-        elif field.default is attrs.NOTHING:
-            raise ScenarioError(f"{where}: {name}: missing")
-    for name in ("timeout_ms", "delegation_timeout_ms", "teardown_ms", "completion_ms", "grant_tokens", "output_tokens"):
-        if name in values and (type(values[name]) is not int or values[name] < 0):
-            raise ScenarioError(f"{where}: {name}: expected a non-negative integer, got {values[name]!r}")
-    bucket = data.get("bucket", [])
-    if not isinstance(bucket, list) or not all(isinstance(item, str) for item in bucket):
-        raise ScenarioError(f"{where}: bucket: expected a list of strings")
-    messages = data.get("messages")
-    if not isinstance(messages, list):
-        raise ScenarioError(f"{where}: messages: expected a list")
+    """The scenario of ``data``; a ``ScenarioError`` naming ``where`` (the file) and the field path when malformed.
+
+    Every field is typed and an unknown one refused, at the top level and in each message: a misspelt
+    ``cancel_at`` silently taking its default would judge a run nobody meant. Times, token counts and
+    tool-call counts are non-negative integers (``true`` is not a number here); ``cancel_at`` and a
+    message's ``source_tokens`` may be null (never cancelled; the tool reports no counter).
+    """
+    if isinstance(data, dict) and "format" in data and data["format"] != FORMAT:
+        raise fail(where, "format", f"expected {FORMAT!r}, got {show(data['format'])}", ScenarioError)
+    values = check_object(data, _TOP_FIELDS, TOP, where, "a navigation scenario", ScenarioError)
+    values.pop("format")
     timed = []
-    for index, item in enumerate(messages):
-        if not isinstance(item, dict) or type(item.get("at")) is not int:
-            raise ScenarioError(f"{where}: messages[{index}].at: expected an integer time")
-        try:
-            message = Message(**{name: item[name] for name in MESSAGE_FIELDS if name in item})
-        except TypeError as error:
-            raise ScenarioError(f"{where}: messages[{index}]: {error}") from None
-        if message.role not in ("assistant", "tool"):
-            raise ScenarioError(f"{where}: messages[{index}].role: expected 'assistant' or 'tool'")
-        timed.append(Timed(item["at"], message))
-    return Scenario(messages=tuple(timed), bucket=tuple(bucket), **values)
+    for index, item in enumerate(values.pop("messages")):
+        fields = check_object(item, _MESSAGE_FIELDS, f"messages[{index}]", where, "a message", ScenarioError)
+        at = fields.pop("at")
+        timed.append(Timed(at, Message(**fields)))
+    values["bucket"] = tuple(values.get("bucket", ()))
+    return Scenario(messages=tuple(timed), **values)
 
 
 def save(scenario: Scenario, path: Path) -> None:
@@ -273,10 +301,5 @@ def save(scenario: Scenario, path: Path) -> None:
 
 
 def load(path: Path) -> Scenario:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot read ({error.strerror or error})") from None
-    except ValueError as error:
-        raise ScenarioError(f"{path}: not JSON ({error})") from None
-    return from_json(data, str(path))
+    """Read a scenario file by ``properties.safe_json``'s rules (regular file, depth and size, strict numbers)."""
+    return from_json(read_json(path, ScenarioError), str(path))

@@ -13,7 +13,9 @@ machine of ``properties.budget.stateful`` builds, and receipts assembled from
 every value pool the drivers draw from plus arbitrary JSON params. The hook
 subject's sequences have their own file format
 (``properties/hooks/sequence_file.py``): its generator's sequences must save,
-load back equal and be judged the same. Another subject plugs in by adding
+load back equal and be judged the same; so must the navigation subject's
+scenarios (``properties/navigation/scenario.py``), generated as its bulk
+driver does, and its stored fixtures. Another subject plugs in by adding
 its entry to ``STRATEGIES``; a subject that declares events without one fails
 the test.
 """
@@ -153,11 +155,43 @@ def check_hooks(sequence: Any, folder: Path) -> None:
     assert first_violation(loaded) == first_violation(sequence)
 
 
+# -- the navigation subject: its scenarios have their own file format (properties/navigation/scenario.py) ----
+
+
+def _navigation_scenarios() -> st.SearchStrategy[Any]:
+    """What the bulk driver generates (``random_scenario``), one seed each, plus the stored fixtures' builders."""
+    from properties.navigation import fixtures, generate
+
+    seeded = st.integers(0, 2**32 - 1).map(lambda seed: generate.random_scenario(random.Random(seed), f"seed-{seed}"))
+    return seeded | st.sampled_from(sorted(fixtures.BUILDERS)).map(lambda name: fixtures.BUILDERS[name]())
+
+
+def _navigation_verdict(scenario: Any) -> list[tuple[str, str]]:
+    from properties.catalogue import Tally
+    from properties.navigation.invariants import new_monitor
+
+    return [(violation.invariant, str(violation)) for violation in new_monitor(Tally()).step(scenario)]
+
+
+def check_navigation(scenario: Any, folder: Path) -> None:
+    from properties.navigation import scenario as scenario_file
+    from properties.navigation.replay import is_scenario_file, render
+
+    path = folder / "scenario.json"
+    scenario_file.save(scenario, path)
+    assert is_scenario_file(path), "the replay CLI must recognise a saved scenario"
+    loaded = scenario_file.load(path)
+    assert loaded == scenario
+    assert render(loaded) == render(scenario)
+    assert _navigation_verdict(loaded) == _navigation_verdict(scenario)
+
+
 #: Subject name -> (strategy of what its drivers generate, the round-trip check of one example). A new
 #: subject that declares events adds its entry here; the test fails until it does.
 STRATEGIES: dict[str, tuple[st.SearchStrategy, Callable[[Any, Path], None]]] = {
     "budget": (st.tuples(BUDGET, _limits()), check_budget),
     "hooks": (_hook_sequences(), check_hooks),
+    "navigation": (_navigation_scenarios(), check_navigation),
 }
 
 

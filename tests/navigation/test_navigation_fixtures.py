@@ -97,5 +97,5 @@ def test_a_malformed_fixture_names_its_file_and_field(tmp_path: Path) -> None:
     broken.write_text(json.dumps(data))
     with pytest.raises(ScenarioError, match=r"broken\.json: messages\[3\]\.role"):
         load(broken)
-    with pytest.raises(ScenarioError, match="missing.json: cannot read"):
+    with pytest.raises(ScenarioError, match="missing.json: file not found"):
         load(tmp_path / "missing.json")
