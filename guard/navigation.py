@@ -91,7 +91,9 @@ def parse_reply(text: Any) -> "tuple[str, bool, tuple[str, ...]] | None":
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Seed 003: a model's reply is untrusted text; one nested past the parser's depth must read as "no
+        # answer" (insufficient evidence), not crash the request after the child was already torn down.
         return None
     if not isinstance(data, dict):
         return None

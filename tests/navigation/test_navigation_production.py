@@ -143,6 +143,15 @@ def test_citations_outside_the_bucket_are_dropped_and_reported() -> None:
     assert set(BUCKET) >= set(played.outcome.citations)
 
 
+def test_a_reply_nested_past_the_parser_reads_as_no_answer() -> None:
+    # A model's reply is untrusted: 100,000 open brackets make json.loads raise RecursionError. Production must
+    # end with explicit insufficient evidence after its one synthesis call, never raise.
+    played = play(attrs.evolve(chain(["progress"] * 30), completion_reply="[" * 100_000))
+    assert played.outcome.answer is None
+    assert played.outcome.insufficient is True and played.outcome.truncated is True
+    assert len(played.record.completions) == 1
+
+
 def test_a_child_reply_keeps_the_reference_path() -> None:
     builder = Builder()
     for _ in range(5):
