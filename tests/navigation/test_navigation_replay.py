@@ -39,3 +39,16 @@ def test_a_malformed_scenario_file_is_one_line_and_exit_2(capsys, tmp_path: Path
     assert budget_replay.main([str(broken)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "broken.json: timeout_ms" in err
+
+
+def test_a_child_reply_the_reference_cannot_parse_is_one_line_and_exit_1(tmp_path: Path, capsys) -> None:
+    # A valid scenario whose child ends with a reply nested past json's depth: the frozen reference's parser raises
+    # (the earlier behaviour, kept); the replay reports that in one line instead of a traceback.
+    data = json.loads(fixtures.path_of("seed003-trace-87").read_text(encoding="utf-8"))
+    final = dict(data["messages"][0], id="deep-final", role="assistant", text="[" * 100_000, tool_calls=0, at=3_000)
+    data["messages"] = sorted(data["messages"] + [final], key=lambda message: message["at"])
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert budget_replay.main([str(path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "seed003-trace-87: replaying raised RecursionError" in err[0]
