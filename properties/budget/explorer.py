@@ -63,6 +63,12 @@ Why each search terminates (correct budgets; a broken one may not, hence the
 Hence the canonical state space is finite and breadth-first search reaches a
 fixpoint. Breadth first also gives the shortest violating trace: every state
 at a smaller depth was expanded before.
+
+Counterexamples. The parent links join canonical states, so the events read
+off them are no trace: a child is the canonical image of the real successor,
+and the lanes, kinds or ids can switch midway. Once per violation the path is
+rebuilt by delivering real events to real budgets from the start along the
+canonical states (``_trace``), so the saved file replays as it is.
 """
 
 from __future__ import annotations
