@@ -457,3 +457,14 @@ def test_the_saved_explorer_counterexample_replays_as_it_is(monkeypatch, tmp_pat
     # No note: nothing was changed or searched for after the explorer handed the trace over.
     assert trace.origin == "explorer"
     assert first_violation(trace.events, trace.limits, "B1") is not None
+
+
+def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch, tmp_path):
+    """The fallback of ``_path`` (no real trace along the canonical path): the violation is kept, the file says so."""
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", ExtensionSuccessKeepsItsCount)
+    monkeypatch.setattr(explorer, "_trace", lambda *args, **kwargs: None)
+    result = run_explorer(True, Tally(), tmp_path, configs=[TINY])
+    row = result.rows[0]
+    assert row.violation is not None and not row.exact and row.path == row.canonical_path
+    origin = load_trace(result.counterexample.path).origin
+    assert "may not replay" in origin and "does not reproduce on a fresh monitor" in origin
