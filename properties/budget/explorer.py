@@ -63,6 +63,12 @@ Why each search terminates (correct budgets; a broken one may not, hence the
 Hence the canonical state space is finite and breadth-first search reaches a
 fixpoint. Breadth first also gives the shortest violating trace: every state
 at a smaller depth was expanded before.
+
+Counterexamples. The parent links join canonical states, so the events read
+off them are no trace: a child is the canonical image of the real successor,
+and the lanes, kinds or ids can switch midway. Once per violation the path is
+rebuilt by delivering real events to real budgets from the start along the
+canonical states (``_trace``), so the saved file replays as it is.
 """
 
 from __future__ import annotations
@@ -775,7 +781,13 @@ class ConfigResult:
     seconds: float
     #: Every violation of the first violating step (the shortest, breadth first), in catalogue order.
     violations: tuple[Violation, ...] = ()
+    #: The counterexample: a real trace from fresh budgets that ends with the violation (``_trace``).
     path: tuple[Event, ...] = ()
+    #: ``path`` replays as it is: False only when no real trace follows the canonical path (see ``_path``).
+    exact: bool = True
+    #: The events of the search's parent links, each read from a canonical state: not a trace (lanes, kinds
+    #: and ids may switch midway); kept for comparison.
+    canonical_path: tuple[Event, ...] | None = None
     max_depth: int | None = None
     #: This configuration's own check counts (also merged into the caller's tally).
     tally: Tally = attrs.field(factory=Tally, eq=False, repr=False)
@@ -879,7 +891,21 @@ def _canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
+def _chain(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[State]:
+    """The canonical states from the start to ``key``, along the parent links."""
+    chain = [key]
+    while True:
+        parent, _event = parents[key]
+        if parent is None:
+            break
+        chain.append(parent)
+        key = parent
+    chain.reverse()
+    return chain
+
+
+def _canonical_events(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
+    """The events of the parent links, each read from its canonical parent: not a trace (see ``_trace``)."""
     events: list[Event] = []
     while True:
         parent, event = parents[key]
@@ -889,6 +915,131 @@ def _path(parents: dict[State, tuple[State | None, Event | None]], key: State) -
         key = parent
     events.reverse()
     return events
+
+
+class _Walker(NamedTuple):
+    """One actual state of the forward walk (``_trace``): live budgets, the monitor's history, the events so far."""
+
+    budgets: tuple
+    history: tuple
+    events: tuple
+    #: How many fresh call ids the events used (the next fresh one is ``r<fresh>``).
+    fresh: int
+
+
+def _actual_events(template: Event, key: State, walker: _Walker) -> list[tuple[Event, int]]:
+    """The real events that stand for one alphabet event of the canonical ``key``, from ``walker``'s actual state.
+
+    An alphabet event with a call id names it by its canonical label: label
+    ``key.remembered`` is a fresh id, a smaller one an id some copy remembers.
+    In the actual state the copies remember other names (renamed, or in
+    another order), so a fresh label becomes an id never used on this trace
+    and a remembered label every id some actual copy remembers; the walk keeps
+    whichever lands on the path's next canonical state. Returns (event, fresh
+    ids used after it).
+    """
+    origin = _ORIGIN.get(id(template))
+    if origin is None:
+        return [(template, walker.fresh)]
+    _template, label = origin
+    if label >= key.remembered:
+        return [(attrs.evolve(template, call_id=f"r{walker.fresh}"), walker.fresh + 1)]
+    remembered: list[str] = []
+    for budget in walker.budgets:
+        for call_id in reversed(budget.seen_calls):
+            if call_id not in remembered:
+                remembered.append(call_id)
+    return [(attrs.evolve(template, call_id=call_id), walker.fresh) for call_id in remembered]
+
+
+def _advance(walker: _Walker, event: Event, monitor: Monitor) -> tuple[_Walker, list[Violation]]:
+    """Deliver ``event`` to copies of the walker's budgets through ``monitor``; the walker after it and the violations."""
+    budgets = [clone(budget) for budget in walker.budgets]
+    monitor.budgets = dict(zip(ALL_COPIES, budgets))
+    restore_history(monitor, walker.history)
+    found = monitor.step(event)
+    return _Walker(tuple(budgets), monitor.history(), walker.events + (event,), walker.fresh), found
+
+
+def _trace(
+    config: Config, canon: Canon, chain: Sequence[State], number: int, invariant: str, probed: bool,
+) -> tuple[Event, ...] | None:
+    """A real trace along the canonical path ``chain`` whose last event breaks ``invariant``; None if none exists.
+
+    The search keeps canonical states only: a child is the canonical image
+    (lanes mirrored, refusal kinds swapped, call ids renamed) of the real
+    successor, and the next event is read from that image. So the events of
+    the parent links can switch lanes, kinds or ids midway, and replayed on
+    fresh budgets reach the mirror of the failing state, which may break
+    nothing. This walk delivers real events to real budgets instead, from the
+    start: from each actual state it tries every event the alphabet offers
+    (with the actual call ids, ``_actual_events``) and keeps every distinct
+    actual successor (by its key without the symmetries: at most the four
+    lane and kind images) whose canonical form is the path's next state; from
+    the last it keeps the first event, in alphabet order, that breaks the same
+    invariant (followed by the B13 probe when the search found it there).
+    Keeping every image, not just one, matters when the budget itself is not
+    symmetric (a planted or mutated bug in one lane or for one kind): the
+    start is its own mirror, so every image of a path is reachable while the
+    budget behaves symmetrically, and the last step then starts from the
+    image the search judged. Cost: path length x images x alphabet real steps,
+    once per violation; the search itself is unchanged.
+    """
+    plain = attrs.evolve(canon, symmetry=False, kinds=False)
+    prototypes = _prototypes(config)
+    quiet = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)), invariants=(), failure_ends_probes="off")
+    walkers = [_Walker(tuple(clone(prototype) for prototype in prototypes), quiet.history(), (), 0)]
+    for key, following in zip(chain, chain[1:]):
+        kept: dict[State, _Walker] = {}
+        for template in _events_of(key, config):
+            for walker in walkers:
+                for event, fresh in _actual_events(template, key, walker):
+                    after, _found = _advance(walker, event, quiet)
+                    after = after._replace(fresh=fresh)
+                    if encode(after.budgets, after.history, canon) != following:
+                        continue
+                    kept.setdefault(encode(after.budgets, after.history, plain), after)
+        if not kept:
+            return None
+        walkers = list(kept.values())
+    key = chain[-1]
+    judged = _events_of(key, config)[number]
+    # The event the search judged first, then the rest of the alphabet: the same violation may need another.
+    order = [judged] + [event for event in _events_of(key, config) if event is not judged]
+    for template in order:
+        for walker in walkers:
+            for event, _fresh in _actual_events(template, key, walker):
+                monitor = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)))
+                after, found = _advance(walker, event, monitor)
+                if probed and not any(violation.invariant == invariant for violation in found):
+                    after, found = _advance(after, PROBE_EVENT, monitor)
+                if any(violation.invariant == invariant for violation in found):
+                    return after.events
+    return None
+
+
+def _path(
+    config: Config, canon: Canon, parents: dict[State, tuple[State | None, Event | None]], key: State, number: int,
+    invariant: str, probed: bool,
+) -> tuple[tuple[Event, ...], tuple[Event, ...], bool]:
+    """The counterexample of a violation found on event ``number`` from ``key``: (path, canonical events, exact).
+
+    The trace is ``_trace``'s real one when it exists; the canonical events of
+    the parent links (``_canonical_events``) are returned beside it, for the
+    report and the tests. Choice, when no real trace follows the canonical
+    path (only possible when the budget under test is itself not lane or kind
+    symmetric, before the violating step: the search's merging is then
+    unsound as well): the canonical events are returned as the path, and the
+    second item is None so the counterexample says it may not replay, rather
+    than raising and losing the violation the search did find.
+    """
+    canonical_events = tuple(_canonical_events(parents, key)) + (_event_at(key, number, config),)
+    if probed:
+        canonical_events += (PROBE_EVENT,)
+    trace = _trace(config, canon, _chain(parents, key), number, invariant, probed)
+    if trace is None:
+        return canonical_events, canonical_events, False
+    return trace, canonical_events, True
 
 
 #: How many entries each cache of an expander may hold before it is emptied (``Expander._trim``): the
@@ -1434,6 +1585,8 @@ def explore(
     edges = 0
     violations: list[Violation] = list(start_violations)
     path: tuple[Event, ...] = (PROBE_EVENT,) if violations else ()
+    canonical_path: tuple[Event, ...] | None = path
+    exact = True
     truncated = False
     try:
         while frontier and not violations and (config.max_depth is None or depth < config.max_depth):
@@ -1455,9 +1608,7 @@ def explore(
             if found is not None:
                 position, number, violations, probed = found
                 key = frontier[position]
-                path = tuple(_path(parents, key)) + (_event_at(key, number, config),)
-                if probed:
-                    path += (PROBE_EVENT,)
+                path, canonical_path, exact = _path(config, canon, parents, key, number, violations[0].invariant, probed)
                 break
             frontier = following
             if _TRACE_LEVELS:
@@ -1475,6 +1626,7 @@ def explore(
     return ConfigResult(
         name=config.name, limits=config.summary, states=len(parents), edges=edges, depth=depth,
         complete=complete, seconds=time.perf_counter() - started, violations=tuple(violations), path=path,
+        exact=exact, canonical_path=canonical_path if violations else None,
         tally=counts, max_depth=config.max_depth, reached=frozenset(parents) if keep_states else frozenset(),
     )
 
@@ -1522,7 +1674,9 @@ def run_explorer(
         row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
         rows.append(row)
         if row.violation is not None:
-            counterexample = record("explorer", row.path, config.oracle, row.violation, out_dir)
+            # The path is a real trace (``_trace``); only when none follows the canonical path does the file say so.
+            note = "" if row.exact else "the search's canonical path: the budget is not lane/kind symmetric, it may not replay"
+            counterexample = record("explorer", row.path, config.oracle, row.violation, out_dir, note=note)
             break
     return ExplorerResult(tuple(rows), counterexample)
 

@@ -22,6 +22,8 @@ from properties.budget.copies import new_copies
 from properties.budget.events import FirstCall, Result, Round, Stop
 from properties.budget.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
 from properties.budget.invariants import CATALOGUE, Monitor, Tally
+from properties.counterexample import first_violation
+from properties.trace import load_trace
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
 SPEC_NUMBERS = {
@@ -367,3 +369,102 @@ def test_a_changed_default_limit_is_caught_at_the_real_limits():
 def test_spec_limits_are_the_numbers_of_budget_md():
     assert attrs.asdict(explorer.SPEC_LIMITS) == SPEC_NUMBERS
     assert attrs.asdict(Limits()) == SPEC_NUMBERS
+
+
+# -- counterexamples are real traces ---------------------------------------------------
+#
+# The search keeps canonical states (lanes mirrored, refusal kinds swapped, call ids renamed), so the
+# events of its parent links may switch lane, kind or id midway. The bugs below fire on one side only,
+# the side the canonical form does not keep, so the path is a real trace only if the explorer rebuilt it.
+
+
+class ExtensionSuccessKeepsItsCount(RunProgressBudget):
+    """Seed 001 broken in one lane: a success in the extension lane, the workspace lane clean, keeps the lane's count."""
+
+    def observe_result(self, call_id, tool, params, failed, *args, **kwargs):
+        before = dict(self.lane_failures)
+        super().observe_result(call_id, tool, params, failed, *args, **kwargs)
+        if not failed and kwargs.get("lane") == "extension" and before["extension"] and not before["workspace"]:
+            self.lane_failures["extension"] = before["extension"]
+
+
+FIRST_WRITE = "playground-first-write"
+
+
+class FirstWriteRemedyKeptAfterBothGrants(RunProgressBudget):
+    """Seed 002 broken for one kind: once both kinds were granted, the first-write correction survives its first call."""
+
+    def correct_fuse(self, remedy):
+        held = self.correction
+        admitted = super().correct_fuse(remedy)
+        if held == FIRST_WRITE and len(self.corrected_kinds) == 2:
+            self.correction = held
+        return admitted
+
+
+def _replay_states(events, limits, canon):
+    """The canonical state after every prefix of ``events`` on fresh copies, and the first violation."""
+    monitor = Monitor(limits=limits, tally=Tally(), budgets=new_copies(limits))
+    order = list(monitor.budgets)
+    states = [encode([monitor.budgets[name] for name in order], monitor.history(), canon)]
+    for event in events:
+        found = monitor.step(event)
+        states.append(encode([monitor.budgets[name] for name in order], monitor.history(), canon))
+        if found:
+            return states, found
+    return states, []
+
+
+@pytest.mark.parametrize(
+    ("budget", "total", "invariant", "last"),
+    [
+        # invariants.md B1: a production copy that receives no flags equals the reference; budget.md
+        # rule 2: a success in a lane resets that lane. Shortest: an extension failure, an extension success.
+        (ExtensionSuccessKeepsItsCount, 2, "B1", "extension"),
+        # invariants.md B8: a correction is spent by the first call after its trip. Both kinds granted, then
+        # the first-write remedy's first call: fuse 2, so fail, refusal (grant), remedy, refusal (grant), call.
+        (FirstWriteRemedyKeptAfterBothGrants, 4, "B8", None),
+    ],
+    ids=["lane", "refusal kind"],
+)
+def test_the_counterexample_is_a_real_trace_on_the_non_canonical_side(monkeypatch, tmp_path, budget, total, invariant, last):
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", budget)
+    scope = attrs.evolve(TINY, name=f"c2 t{total}", limits=attrs.evolve(TINY.limits, total_failures=total))
+    row = explore(scope, Tally(), keep_states=True)
+    assert row.violation is not None and row.violation.invariant == invariant, row.violations
+    assert row.exact
+    # The planted bug is one the canonical events miss: replayed as they are, they break nothing.
+    assert first_violation(row.canonical_path, scope.limits, invariant) is None, row.canonical_path
+    # The path, delivered as it is to fresh copies, breaks the same invariant on its last event ...
+    states, found = _replay_states(row.path, scope.limits, explorer._canon_for(scope))
+    assert invariant in {violation.invariant for violation in found}
+    assert found[0].step == len(row.path) - 1
+    # ... through states the search reached (canonically), as long as the canonical path.
+    assert len(row.path) == len(row.canonical_path)
+    assert set(states[:-1]) <= row.reached
+    if last is not None:
+        assert row.path[-1].lane == last
+    else:
+        assert isinstance(row.path[-1], FirstCall) and row.path[-1].remedy
+
+
+def test_the_saved_explorer_counterexample_replays_as_it_is(monkeypatch, tmp_path):
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", ExtensionSuccessKeepsItsCount)
+    result = run_explorer(True, Tally(), tmp_path, configs=[TINY])
+    saved = result.counterexample
+    assert saved is not None and saved.violation.invariant == "B1"
+    trace = load_trace(saved.path)
+    # No note: nothing was changed or searched for after the explorer handed the trace over.
+    assert trace.origin == "explorer"
+    assert first_violation(trace.events, trace.limits, "B1") is not None
+
+
+def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch, tmp_path):
+    """The fallback of ``_path`` (no real trace along the canonical path): the violation is kept, the file says so."""
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", ExtensionSuccessKeepsItsCount)
+    monkeypatch.setattr(explorer, "_trace", lambda *args, **kwargs: None)
+    result = run_explorer(True, Tally(), tmp_path, configs=[TINY])
+    row = result.rows[0]
+    assert row.violation is not None and not row.exact and row.path == row.canonical_path
+    origin = load_trace(result.counterexample.path).origin
+    assert "may not replay" in origin and "does not reproduce on a fresh monitor" in origin

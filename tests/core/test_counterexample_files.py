@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import properties.budget.copies
+from guard.budget import RunProgressBudget
 from properties.budget.copies import SPEC_LIMITS
 from properties.budget.events import Result, Round
 from properties.catalogue import Violation
-from properties.counterexample import counterexample_trace, save_counterexample, step_table
+from properties.counterexample import counterexample_trace, record, save_counterexample, step_table
 from properties.trace import load_trace
 
 EVENTS = [Round(), Result(call_id="c1", tool="exec", failed=True, lane=7)]
@@ -44,3 +46,29 @@ def test_the_file_names_invariant_step_and_origin(tmp_path: Path) -> None:
 def test_step_table_counts_from_zero() -> None:
     rows = step_table(EVENTS, SPEC_LIMITS).splitlines()[2:]
     assert [row.split()[0] for row in rows] == ["0", "1"]
+
+
+def test_a_trace_that_breaks_nothing_is_saved_with_a_note_saying_so(tmp_path: Path) -> None:
+    # budget.md: one round and one failure outside any lane break nothing on the correct budgets, so the
+    # planted B11 violation does not replay; the file must say so rather than pass for a counterexample.
+    saved = record("explorer", EVENTS, SPEC_LIMITS, VIOLATION, tmp_path)
+    trace = load_trace(saved.path)
+    assert trace.origin == "explorer, does not reproduce on a fresh monitor"
+    assert trace.events == tuple(EVENTS)
+
+
+class CountsNoFailure(RunProgressBudget):
+    """Seed 001 broken: production forgets failures, so it differs from the reference at once (B1)."""
+
+    def observe_result(self, call_id, tool, params, failed, *args, **kwargs):
+        if not failed:
+            super().observe_result(call_id, tool, params, failed, *args, **kwargs)
+
+
+def test_a_trace_that_breaks_the_invariant_is_saved_shrunk_without_a_note(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", CountsNoFailure)
+    # invariants.md B1: a copy given no flags equals the reference, which counts the failure; the round breaks nothing.
+    saved = record("explorer", EVENTS, SPEC_LIMITS, Violation("B1", 1, "planted", "omitted flags change nothing"), tmp_path)
+    trace = load_trace(saved.path)
+    assert trace.origin == "explorer"
+    assert trace.events == (EVENTS[1],) and trace.invariant == "B1" and trace.step == 0
