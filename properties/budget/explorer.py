@@ -11,7 +11,14 @@ Three sets (``configurations``: quick, default, thorough), of two kinds:
 
 * small scope: scaled-down limits, explored until no new state appears. With
   the canonical form below the state space is finite, so reaching the fixpoint
-  is a complete proof of B1-B13 for those limits and this alphabet.
+  is a complete proof of B1-B13 for those limits and this alphabet, *up to
+  the two symmetries the canonical form assumes*: the guard treats the two
+  lanes alike and the two refusal kinds alike. That is a property of the code
+  under test, not something the search checks: a bug that breaks an invariant
+  only on the side the canonical form does not keep (seen with a planted
+  workspace-only bug) is invisible to the explorer and left to the bulk and
+  state-machine drivers, which merge nothing. A reviewer reading "proved"
+  should read "proved for a lane- and kind-symmetric guard".
 * the real limits (``Limits()``, held to ``SPEC_LIMITS``), to a fixed depth:
   every trace of at most that many events; once with the whole alphabet and
   once deeper with the few events that move the run-wide counters.
