@@ -53,8 +53,8 @@ class Played:
     request: object
 
 
-def play(scenario: Scenario) -> Played:
-    clock = FakeClock()
+def play(scenario: Scenario, start: int = 0) -> Played:
+    clock = FakeClock(start)
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
     teardown = ArgumentTeardown(FakeTeardown(scenario, clock, record))
@@ -156,6 +156,30 @@ def test_synthesis_asks_the_policy_for_the_callers_model_and_the_answer_purpose(
     assert played.outcome.insufficient is False
 
 
+def test_the_one_synthesis_call_carries_the_question_and_the_kept_evidence_without_tools() -> None:
+    played = play(scenario("synthesis-call", STALLED, output_tokens=900))
+    [(made, at, cancelled, same_signal)] = played.record.completions
+    assert (at, cancelled, same_signal) == (5_400, False, True)
+    assert (made.model, made.tools, made.deadline, made.thinking, made.output_tokens, made.evidence_chars) == (
+        "expansion-model", (), 70_000, False, 900, 4)
+    assert "question of synthesis-call" in made.prompt and "fact" in made.prompt
+    assert "None" not in made.prompt
+
+
+def test_a_synthesis_that_misses_the_work_deadline_fails_without_an_answer() -> None:
+    # Asked at 5.4 s, the 100 s completion is cut off at the 70 s work deadline.
+    played = play(scenario("synthesis-late", STALLED, completion_ms=100_000))
+    assert played.outcome.outward() == (None, True, "synthesis_failed", (), 70_000)
+    assert played.outcome.insufficient is False
+    assert len(played.record.completions) == 1
+
+
+def test_a_synthesis_reply_without_an_answer_is_insufficient_evidence() -> None:
+    played = play(scenario("synthesis-empty", STALLED, completion_reply='{"answer": "", "citations": ["s1"]}'))
+    assert played.outcome.outward() == (None, True, "insufficient_evidence", (), 7_400)
+    assert played.outcome.insufficient is True
+
+
 def test_a_policy_rejection_is_not_insufficient_evidence() -> None:
     played = play(scenario("policy-rejects", STALLED, policy_rejects=True))
     assert played.outcome.outward() == (None, True, "policy_rejected", (), 5_400)
@@ -188,3 +212,23 @@ def test_teardown_that_ends_past_the_work_deadline_is_a_timeout() -> None:
     assert played.outcome.outward() == (None, True, "timeout", (), 72_500)
     assert played.outcome.insufficient is False
     assert played.record.policy == [] and played.record.completions == []
+
+
+# -- a clock that does not start at zero -----------------------------------
+
+
+def test_no_work_time_is_an_immediate_timeout_at_the_current_time() -> None:
+    # A 30 s timeout less the 30 s headroom leaves no work time: the deadline is the start (7 s) itself.
+    played = play(attrs.evolve(scenario("no-time", [(8_000, call("a1"))]), timeout_ms=30_000), start=7_000)
+    assert played.outcome.outward() == (None, True, "timeout", (), 7_000)
+    assert played.record.spawns == [] and played.record.teardown == []
+
+
+def test_the_reserve_is_taken_from_the_time_left_not_from_the_clock_reading() -> None:
+    # Start at 7 s: work deadline 77 s, reserve min(30 s, 70 s // 4) = 17.5 s, retrieval deadline 59.5 s.
+    # Slices end at 12, 17, ..., 57 s, then 59.5 s; teardown ends at 59.9 s, the 2 s completion at 61.9 s.
+    played = play(scenario("late-start", [(8_000, call("a1")), (8_010, result("r1", "fact"))]), start=7_000)
+    assert [until for _called, until, _returned in played.record.polls] == [
+        12_000, 17_000, 22_000, 27_000, 32_000, 37_000, 42_000, 47_000, 52_000, 57_000, 59_500]
+    assert played.outcome.stop == "deadline" and played.outcome.reserve == 17_500
+    assert played.outcome.outward() == ("partial answer", True, None, (), 61_900)
