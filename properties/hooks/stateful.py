@@ -15,13 +15,12 @@ No module-level state: a run's tally, failure and options live in a
 
 from __future__ import annotations
 
-import time
 
 import attrs
-from hypothesis import HealthCheck, Phase, event, settings, strategies as st
-from hypothesis import seed as hypothesis_seed
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
+from hypothesis import event, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.events import HookEvent, HookSequence
@@ -136,26 +135,10 @@ def run_stateful(
 ) -> StatefulResult:
     """Run the machine with ``seed`` under ``profile``; merge what it checked into ``tally``."""
     run = MachineRun(only=only)
-    base = settings.get_profile(profile)
-    chosen = settings(
-        base, max_examples=examples if examples is not None else base.max_examples, stateful_step_count=steps_per_example,
-        database=None, deadline=None, print_blob=False,
-        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate], suppress_health_check=list(HealthCheck),
-    )
-    machine = machine_for(run)
-    hypothesis_seed(seed)(machine)
-    result = StatefulResult(examples=chosen.max_examples)
-    start = time.perf_counter()
-    try:
-        run_state_machine_as_test(machine, settings=chosen)
-    except AssertionError as error:
-        if run.failure is not None:
-            result.failure = run.failure
-        else:
-            result.error = str(error).splitlines()[0] if str(error) else type(error).__name__
-    except Exception as error:  # a crash inside the guard is a finding too, not a harness error
-        result.error = f"{type(error).__name__}: {error}"
-    result.seconds = time.perf_counter() - start
+    chosen = driver_settings(profile, examples, steps_per_example, shrink)
+    outcome = run_machine(machine_for(run), chosen, seed, lambda: run.failure)
+    result = StatefulResult(examples=chosen.max_examples, failure=outcome.failure, error=outcome.error,
+                            seconds=outcome.seconds)
     if result.failure is not None:
         run.tally.violations[:] = [result.failure[1]]
     tally.merge(run.tally)

@@ -14,14 +14,13 @@ AssertionError naming the invariant, and Hypothesis shrinks it.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, Phase, event, settings, strategies as st
-from hypothesis import seed as hypothesis_seed
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
+from hypothesis import event, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles)
 from properties.catalogue import Tally
 from properties.navigation.generate import BUCKET, DELEGATIONS, RESULT_KINDS, SOURCES, TIMEOUTS, Builder
@@ -150,27 +149,9 @@ def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None
     """Run the machine with ``seed`` under ``profile``; what it checked is merged into ``tally``."""
     own = Tally()
     failures: list = []
-    base = settings.get_profile(profile)
-    chosen = settings(
-        base, max_examples=examples if examples is not None else base.max_examples, stateful_step_count=steps,
-        database=None, deadline=None, print_blob=False,
-        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    machine = machine_class(own, only, failures)
-    hypothesis_seed(seed)(machine)
-    result = StatefulResult(seed, profile, chosen.max_examples)
-    started = time.perf_counter()
-    try:
-        run_state_machine_as_test(machine, settings=chosen)
-    except AssertionError as error:
-        if failures:
-            result.failure = failures[0]
-        else:
-            result.error = (str(error).splitlines() or [type(error).__name__])[0]
-    except Exception as error:  # a crash inside either version is a finding, not a harness error
-        result.error = f"{type(error).__name__}: {error}"
-    result.seconds = time.perf_counter() - started
+    chosen = driver_settings(profile, examples, steps, shrink)
+    outcome = run_machine(machine_class(own, only, failures), chosen, seed, lambda: failures[0] if failures else None)
+    result = StatefulResult(seed, profile, chosen.max_examples, outcome.seconds, outcome.failure, outcome.error)
     if result.failure is not None:
         # Shrinking replays failing examples; only the first failure is reported.
         own.violations[:] = [result.failure[1]]

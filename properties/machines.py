@@ -1,0 +1,64 @@
+"""Running a subject's Hypothesis state machine as a driver: the settings and the first failure, in one place.
+
+Every subject's ``stateful`` driver runs its machine the same way: the named
+profile with the driver's example and step counts, no example database (the
+seed alone decides what runs), no deadline, no explicit, reuse or explain
+phases, and shrinking only when the verdict needs a minimal counterexample
+(mutation runs only need the verdict). A violation is recorded by the machine
+itself (its first failure) and surfaces here as the ``AssertionError`` that
+stops the run; any other exception inside the guard or the reference is a
+finding too, reported as the driver's error rather than a harness crash.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import attrs
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.stateful import run_state_machine_as_test
+
+from properties import profiles  # noqa: F401  (registers the named profiles driver_settings looks up)
+
+
+def driver_settings(profile: str, examples: "int | None", steps: int, shrink: bool) -> settings:
+    """The settings a stateful driver runs under: ``profile`` with this driver's counts, deterministic by seed."""
+    base = settings.get_profile(profile)
+    return settings(
+        base,
+        max_examples=examples if examples is not None else base.max_examples,
+        stateful_step_count=steps,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+@attrs.define
+class MachineOutcome:
+    """What one run of a machine gave: its first recorded failure, or an error, and the time it took."""
+
+    failure: "tuple[list[Any], Any] | None" = None
+    error: str = ""
+    seconds: float = 0.0
+
+
+def run_machine(machine: type, chosen: settings, seed: int, first_failure: Callable[[], Any]) -> MachineOutcome:
+    """Run ``machine`` under ``chosen`` with ``seed``; ``first_failure()`` reads the failure the machine recorded."""
+    hypothesis_seed(seed)(machine)
+    outcome = MachineOutcome()
+    started = time.perf_counter()
+    try:
+        run_state_machine_as_test(machine, settings=chosen)
+    except AssertionError as error:
+        outcome.failure = first_failure()
+        if outcome.failure is None:
+            outcome.error = (str(error).splitlines() or [type(error).__name__])[0]
+    except Exception as error:  # a crash inside the guard or the reference is a finding, not a harness error
+        outcome.error = f"{type(error).__name__}: {error}"
+    outcome.seconds = time.perf_counter() - started
+    return outcome
