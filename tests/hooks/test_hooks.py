@@ -831,6 +831,17 @@ class TestOddReceipts:
         deliver(guard, "f4", "web_fetch", {"url": "https://example.com/4"}, failure())
         assert guard.budget.terminal
 
+    @pytest.mark.parametrize("order", ORDERS)
+    def test_an_unrecorded_discovery_success_is_read_by_its_own_tool_name(self, order) -> None:
+        # A receipt with no before_tool_call has no record to take the tool from: whichever hook counts it must
+        # pass the receipt's own tool name, or a Tool Search success would reset the failure streak (budget.md).
+        guard = make_guard()
+        fail_three(guard, order)
+        deliver(guard, "s1", "tool_search", {"query": "inspect"}, ok(), order, before=False)
+        assert guard.budget.consecutive == 3
+        deliver(guard, "f4", "web_fetch", {"url": "https://example.com/4"}, failure(), order)
+        assert guard.budget.terminal
+
     def test_the_project_path_refusal_names_the_usable_form(self) -> None:
         guard = make_guard(playground=True)
         decision = guard.before_tool_call(RUN, SESSION, "w", "write", {"path": "index.html", "content": "x"})
