@@ -199,13 +199,12 @@ def replay_one(path: Path) -> subprocess.CompletedProcess | None:
         return None
 
 
-def test_hostile_corpus_is_refused_cleanly(tmp_path: Path) -> None:
-    files = materialize(tmp_path)
-    names = [path.name for path, _ in files]
-    assert len(set(names)) == len(names), "corpus names must be unique"
-    assert len(files) >= 100
+
+def judge_corpus(label: str, files: list, run) -> None:
+    """Run every (file, field) through ``run`` (a subprocess result, or None for a hang) and require each refusal
+    to be exit 2, one line on stderr naming the file and the field, nothing on stdout; print the counts."""
     with ThreadPoolExecutor(max_workers=4) as pool:
-        done = list(pool.map(lambda item: replay_one(item[0]), files))
+        done = list(pool.map(lambda item: run(item[0]), files))
     hangs, tracebacks, accepted, wrong = [], [], [], []
     for (path, field), result in zip(files, done):
         if result is None:
@@ -218,12 +217,19 @@ def test_hostile_corpus_is_refused_cleanly(tmp_path: Path) -> None:
             accepted.append(path.name)
         elif result.returncode != 2 or result.stdout or len(err.splitlines()) != 1 or str(path) not in err or field not in err:
             wrong.append(f"{path.name}: exit {result.returncode}, stderr {err!r:.200}, expected {field!r}")
-    print(f"hostile corpus: {len(files)} files, {len(hangs)} hangs, {len(tracebacks)} tracebacks, "
+    print(f"{label}: {len(files)} files, {len(hangs)} hangs, {len(tracebacks)} tracebacks, "
           f"{len(accepted)} silent accepts, {len(wrong)} other failures")
     assert not hangs, hangs
     assert not tracebacks, tracebacks
     assert not accepted, accepted
     assert not wrong, wrong
+
+def test_hostile_corpus_is_refused_cleanly(tmp_path: Path) -> None:
+    files = materialize(tmp_path)
+    names = [path.name for path, _ in files]
+    assert len(set(names)) == len(names), "corpus names must be unique"
+    assert len(files) >= 100
+    judge_corpus("hostile corpus", files, replay_one)
 
 
 def test_in_process_reader_refuses_the_same_files(tmp_path: Path) -> None:
@@ -457,26 +463,7 @@ def test_hostile_files_of_every_format_are_refused_cleanly(fmt: str, tmp_path: P
     special.mkdir()
     files += [(path, field) for path, field in materialize_special(special)]
     assert len(files) >= 40
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = list(pool.map(lambda item: run_cli(args, item[0]), files))
-    hangs, tracebacks, accepted, wrong = [], [], [], []
-    for (path, field), result in zip(files, done):
-        if result is None:
-            hangs.append(path.name)
-            continue
-        err = result.stderr.decode("utf-8", "replace")
-        if "Traceback" in err:
-            tracebacks.append(f"{path.name}: {err.strip().splitlines()[-1]}")
-        elif result.returncode in (0, 1):
-            accepted.append(path.name)
-        elif result.returncode != 2 or result.stdout or len(err.splitlines()) != 1 or str(path) not in err or field not in err:
-            wrong.append(f"{path.name}: exit {result.returncode}, stderr {err!r:.200}, expected {field!r}")
-    print(f"hostile {fmt} corpus: {len(files)} files, {len(hangs)} hangs, {len(tracebacks)} tracebacks, "
-          f"{len(accepted)} silent accepts, {len(wrong)} other failures")
-    assert not hangs, hangs
-    assert not tracebacks, tracebacks
-    assert not accepted, accepted
-    assert not wrong, wrong
+    judge_corpus(f"hostile {fmt} corpus", files, lambda path: run_cli(args, path))
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
