@@ -38,6 +38,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-cache", action="store_true",
                         help="re-run every catalogue entry (by default a kill is reused while the entry, the function "
                              "it mutates and every test, property and reference source are unchanged)")
+    parser.add_argument("--cold", action="store_true",
+                        help="judge every catalogue entry on its own scratch copy in fresh interpreters (no warm forks)")
     parser.add_argument("--jobs", type=_positive, default=2, metavar="N",
                         help="mutmut --max-children and catalogue workers (default 2)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
@@ -47,14 +49,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, red_check, report
+    from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, pytest_plugin, red_check, report
 
     try:
         listed = equivalents.load()
+        pytest_plugin.left_out()
         entries = catalogue.entries()
         if not args.only_catalogue:
             mutmut_layer.check_mutmut()
-    except (equivalents.EquivalentsError, catalogue.CatalogueError, mutmut_layer.MutmutSetupError) as error:
+    except (equivalents.EquivalentsError, catalogue.CatalogueError, mutmut_layer.MutmutSetupError,
+            pytest_plugin.LeftOutError) as error:
         sys.stderr.write(f"python -m mutations: {error}\n")
         return 2
 
@@ -63,16 +67,25 @@ def main(argv: list[str] | None = None) -> int:
     REPORTS.mkdir(exist_ok=True)
     mutmut = catalogue_result = red = None
     durations = ROOT / "mutants" / "mutmut-stats.json"
+    layers: dict[str, float] = {}
     if not args.only_catalogue:
         print("== layer 1: mutmut run over guard/", flush=True)
         mutmut = mutmut_layer.run(ROOT, args.jobs, listed, REPORTS)
+        layers.update({f"mutmut: {name}": seconds for name, seconds in mutmut.phases.items()})
+        layers["mutmut (all)"] = time.monotonic() - started
     if not args.only_mutmut:
         print(f"== layer 2: rule catalogue ({len(entries)} entries, {args.jobs} workers)", flush=True)
         cache = None if args.no_cache else ROOT / "mutants" / "catalogue-cache.json"
-        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations, cache=cache)
+        mark = time.monotonic()
+        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations, cache=cache,
+                                                use_warm=not args.cold)
+        layers["catalogue"] = time.monotonic() - mark
         print("== red check: the new tests against the earlier behaviour", flush=True)
-        red = red_check.run(ROOT, args.jobs, durations)
+        mark = time.monotonic()
+        red = red_check.run(ROOT, args.jobs, durations, cache=None if args.no_cache else ROOT / "mutants" / "red-check-cache.json")
+        layers["red check"] = time.monotonic() - mark
     wall = time.monotonic() - started
+    layers["total"] = wall
 
     failures: list[str] = []
     if mutmut is not None:
@@ -82,11 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     if red is not None:
         failures += red_check.failures(red)
     meta = {"seed": args.seed, "jobs": args.jobs, "wallSeconds": round(wall, 1), "verdict": "FAIL" if failures else "PASS",
+            "layerSeconds": {name: round(seconds, 1) for name, seconds in layers.items()},
             "layers": [name for name, ran in (("mutmut", mutmut), ("catalogue", catalogue_result), ("red-check", red)) if ran is not None]}
     if mutmut is not None:
         meta["mutmut"] = {"wallSeconds": round(mutmut.wall_seconds, 1), "testedThisRun": mutmut.tested_this_run,
                           "mutmutRate": mutmut.mutmut_rate, "runOk": mutmut.run_ok, "runMessage": mutmut.run_message,
-                          "slowTestsLeftOut": mutmut.slow_tests}
+                          "testsLeftOut": mutmut.left_out_tests}
     if catalogue_result is not None:
         meta["catalogue"] = {"wallSeconds": round(catalogue_result.wall_seconds, 1), "baseline": catalogue_result.baseline,
                              "propertiesAvailable": catalogue_result.properties_available}
@@ -95,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     report.write(REPORTS, data, text)
 
     _print_summary(mutmut, catalogue_result, red, failures, wall)
+    print("time per layer (wall s): " + ", ".join(f"{name} {seconds:.1f}" for name, seconds in layers.items()))
     print(f"reports: {REPORTS / 'mutants.md'}, mutants.json, mutants.html")
     return 1 if failures else 0
 

@@ -1,10 +1,18 @@
-"""Layer 2: apply each catalogue entry to its own scratch copy and let the suites try to kill it.
+"""Layer 2: apply each catalogue entry and let the suites try to kill it.
 
 Per entry: first the property drivers alone (``python -m properties
 --mutants``), which must exit non-zero and name the violated invariant; then
-pytest with ``-x`` and the ``mutants`` Hypothesis profile. A budget-level
-entry must be killed by both, every other entry by pytest. An unmutated
-baseline copy runs the same suites first: if it fails, no kill means anything.
+pytest with ``-x`` and the ``mutants`` Hypothesis profile. A budget-, hook- or
+navigation-level entry must be killed by both, every other entry by pytest.
+
+Two paths to the same verdict. *Warm* (``mutations.warm``): entries whose edit
+only changes function bodies run in forks of a process that imported the
+project and collected the suite once, the edit swapped into the live code; a
+warm kill counts once the warm baseline (no edit) passed both suites. *Cold*
+(``mutations.scratch``): the entry's own scratch copy, fresh interpreters. Every
+other entry, and every warm survivor, is judged cold, so only a cold run can
+call an entry a survivor. An unmutated cold baseline copy runs the same suites:
+if it fails, no kill means anything.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import json
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -43,6 +51,9 @@ class EntryResult:
     detail: str
     seconds: float
     line: int = 1
+    #: "warm", "cold", or "cached"; with why a cold entry was not judged warm.
+    path: str = "cold"
+    why_cold: str = ""
 
     @property
     def killer(self) -> str | None:
@@ -56,6 +67,8 @@ class CatalogueResult:
     baseline: str
     properties_available: bool
     wall_seconds: float
+    #: The warm baseline's verdict ("ok", "not run" or the problem); warm kills count only after "ok".
+    warm_baseline: str = "not run"
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.entries if result.status == status)
@@ -63,8 +76,10 @@ class CatalogueResult:
     @property
     def failures(self) -> list[str]:
         reasons = []
-        if self.baseline != "ok":
+        if self.baseline != "ok" and not self.baseline.startswith("not run"):
             reasons.append(f"catalogue baseline: {self.baseline}")
+        if any(result.path == "warm" for result in self.entries) and self.warm_baseline != "ok":
+            reasons.append(f"catalogue warm baseline: {self.warm_baseline} (yet warm kills were kept)")
         if not self.properties_available:
             reasons.append("property drivers missing: `python -m properties --mutants` does not exist yet")
         for result in self.entries:
@@ -111,7 +126,8 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         label = f"catalogue:{entry.id}"
         # Budget-, hook- and navigation-level entries owe a kill to the property drivers (their subjects);
         # classifiers have tables.
-        properties = scratch.run_properties(copy, label, seed, SUITE_TIMEOUT) if entry.level in PROPERTY_LEVELS else NOT_RUN
+        properties = (scratch.run_properties(copy, label, seed, SUITE_TIMEOUT, first=entry.level)
+                      if entry.level in PROPERTY_LEVELS else NOT_RUN)
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         status, detail = _judge(entry, properties, tests)
@@ -227,52 +243,226 @@ def _load_cache(path: Path | None) -> dict[str, dict]:
 
 def _cached(entry: Entry, hit: dict) -> EntryResult:
     return EntryResult(entry, KILLED, hit.get("properties_killer"), hit.get("test_killer"),
-                       "ok (cached: entry, mutated function and judging sources unchanged)", 0.0, hit.get("line", 1))
+                       "ok (cached: entry, mutated function and judging sources unchanged)", 0.0, hit.get("line", 1),
+                       path="cached")
 
 
-def _baseline(root: Path, seed: int, durations: Path | None, work: Path) -> tuple[str, bool]:
-    """Run both suites on an unmutated copy; returns (verdict, whether the property drivers exist)."""
+def _outcome(found: dict) -> scratch.Outcome:
+    """A warm child's answer as the cold path's Outcome (None exit code: timed out)."""
+    failures = tuple(found.get("failures", ()))
+    code = None if found.get("timed_out") else found.get("exit_code")
+    tail = found.get("output_tail", "")
+    killer = None
+    if code not in (0, None):
+        killer = (failures[0] if failures else f"pytest exit {code}") if "failures" in found else None
+    return scratch.Outcome(exit_code=code, killer=killer, output_tail=tail, seconds=float(found.get("seconds", 0.0)),
+                           failures=failures)
+
+
+def _run_entry_warm(server: "warm.Server", root: Path, entry: Entry, seed: int, durations: Path | None,
+                    work: Path) -> tuple[EntryResult | None, str]:
+    """The entry on the warm path: its result when both suites killed it, else (None, why it goes cold)."""
+    started = time.monotonic()
+    scratch_dir = Path(tempfile.mkdtemp(prefix=f"warm-{entry.id}-", dir=work))
+    try:
+        original = (root / entry.file).read_text(encoding="utf-8")
+        mutated = entry.applied(original)
+        label = f"catalogue:{entry.id}"
+        common = {"file": entry.file, "original": original, "mutated": mutated}
+        properties = NOT_RUN
+        if entry.level in PROPERTY_LEVELS:
+            found = server.judge("properties", label, scratch_dir, seed, SUITE_TIMEOUT, first=entry.level, **common)
+            if "not_patchable" in found or "crashed" in found:
+                return None, found.get("not_patchable") or found["crashed"]
+            properties = _outcome(found)
+            properties = attrs.evolve(properties, killer=found.get("invariant"))
+            if properties.exit_code in (0, None) or properties.killer is None:
+                return None, "the property drivers did not kill it warm"
+        found = server.judge("pytest", label, scratch_dir, seed, SUITE_TIMEOUT,
+                             priority=tests_near(root, entry, durations), **common)
+        if "not_patchable" in found or "crashed" in found:
+            return None, found.get("not_patchable") or found["crashed"]
+        tests = _outcome(found)
+        status, detail = _judge(entry, properties, tests)
+        if status != KILLED:
+            return None, "no test failed warm"
+        return EntryResult(entry, KILLED, properties.killer, tests.killer, "ok", time.monotonic() - started,
+                           entry.first_line(root), path="warm"), ""
+    finally:
+        shutil.rmtree(scratch_dir, ignore_errors=True)
+
+
+def killer_tests(results: list[EntryResult]) -> list[str]:
+    """What to run unmutated to vouch for these kills: each killing test (its module, for a collection error)."""
+    found: list[str] = []
+    for result in results:
+        test = result.test_killer
+        if not test or test.startswith("pytest exit"):
+            continue
+        test = test.removesuffix(" [deadline]").removeprefix("collection error: ")
+        if test not in found and test != "(session)":
+            found.append(test)
+    return found
+
+
+def _verdict(suite: str, path: str, outcome: scratch.Outcome, crashed: str = "") -> str:
+    if outcome.exit_code == 0:
+        return ""
+    what = crashed or (outcome.failures[0] if outcome.failures else f"exit {outcome.exit_code}")
+    return f"{suite} fails unmutated on the {path} path ({what})"
+
+
+def _baseline(root: Path, seed: int, durations: Path | None, work: Path, tests: list[str],
+              property_levels: bool) -> tuple[str, bool]:
+    """The unmutated code on the cold path: the property drivers pass, and so does every test that killed an
+    entry there. Returns (verdict, whether the property drivers exist).
+
+    A kill means something only when the killing test passes without the edit, and a driver's kill only
+    when the drivers pass without it; that is exactly what is checked. The whole suite's unmutated run is
+    mutmut's clean run and CI's ``nox -s tests``.
+    """
     parent = Path(tempfile.mkdtemp(prefix="baseline-", dir=work))
     try:
         copy = scratch.make(root, parent)
-        properties = scratch.run_properties(copy, "catalogue:baseline", seed, SUITE_TIMEOUT)
-        available = not scratch.properties_missing(properties)
-        tests = scratch.run_pytest(copy, "catalogue:baseline", durations, stop_at_first=True, timeout=SUITE_TIMEOUT)
         problems = []
-        if available and properties.exit_code != 0:
-            problems.append(f"the property drivers fail unmutated (exit {properties.exit_code}, {properties.killer or 'no invariant named'})")
-        if tests.exit_code != 0:
-            problems.append(f"pytest fails unmutated ({tests.killer or f'exit {tests.exit_code}'})")
-        return ("; ".join(problems) or "ok"), available
+        available = True
+        if property_levels:
+            properties = scratch.run_properties(copy, "catalogue:baseline", seed, SUITE_TIMEOUT)
+            available = not scratch.properties_missing(properties)
+            if available and properties.exit_code != 0:
+                problems.append(f"the property drivers fail unmutated (exit {properties.exit_code}, "
+                                f"{properties.killer or 'no invariant named'})")
+        if tests:
+            outcome = scratch.run_pytest(copy, "catalogue:baseline", durations, stop_at_first=False, timeout=SUITE_TIMEOUT,
+                                         extra=tuple(tests))
+            problems.append(_verdict("a killing test", "cold", outcome))
+        return ("; ".join(problem for problem in problems if problem) or "ok"), available
     finally:
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def _warm_baseline(server: "warm.Server", seed: int, work: Path, tests: list[str], property_levels: bool) -> str:
+    """The same on the warm path, in forks with no edit: "ok" or the problem."""
+    scratch_dir = Path(tempfile.mkdtemp(prefix="warm-baseline-", dir=work))
+    try:
+        problems = []
+        if property_levels:
+            found = server.judge("properties", "catalogue:baseline", scratch_dir, seed, SUITE_TIMEOUT)
+            problems.append(_verdict("the property drivers", "warm", _outcome(found), found.get("crashed", "")))
+        if tests:
+            found = server.judge("pytest", "catalogue:baseline", scratch_dir, seed, SUITE_TIMEOUT, tests=tests)
+            problems.append(_verdict("a killing test", "warm", _outcome(found), found.get("crashed", "")))
+        return "; ".join(problem for problem in problems if problem) or "ok"
+    finally:
+        shutil.rmtree(scratch_dir, ignore_errors=True)
+
+
 def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations: Path | None,
-        progress: Callable[[str], None] = print, cache: Path | None = None) -> CatalogueResult:
-    """Run every entry; with ``cache``, a kill whose ``entry_key`` is unchanged is reused (only kills are cached)."""
+        progress: Callable[[str], None] = print, cache: Path | None = None, use_warm: bool = True) -> CatalogueResult:
+    """Run every entry; with ``cache``, a kill whose ``entry_key`` is unchanged is reused (only kills are cached).
+
+    ``use_warm``: judge entries that only change function bodies on the warm
+    path first (``mutations.warm``); off, every entry is judged cold.
+    """
+    import threading
+
+    from mutations import warm
+
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="guard-catalogue-"))
     cached = _load_cache(cache)
     context = context_digest(root)
     keys = {entry.id: entry_key(root, entry, seed, context) for entry in entries}
+    hits = {entry.id for entry in entries if cached.get(entry.id, {}).get("key") == keys[entry.id]}
+    why_cold = {entry.id: ("warm path off" if not use_warm else warm.patchable(root, entry)) for entry in entries}
+    local = threading.local()
+    servers: list[warm.Server] = []
+    lock = threading.Lock()
+    warm_state = {"baseline": "not run", "error": ""}
+
+    def server() -> "warm.Server | None":
+        found = getattr(local, "server", None)
+        if found is None and not warm_state["error"]:
+            try:
+                parent = Path(tempfile.mkdtemp(prefix="warm-server-", dir=work))
+                found = local.server = warm.Server(scratch.make(root, parent), durations)
+                with lock:
+                    servers.append(found)
+            except (warm.ServerError, OSError) as error:
+                warm_state["error"] = str(error)
+                return None
+        return found
+
+    def judge(entry: Entry) -> EntryResult:
+        reason = why_cold[entry.id]
+        if reason is None:
+            chosen = server()
+            if chosen is None:
+                reason = f"no warm server: {warm_state['error']}"
+            else:
+                try:
+                    result, reason = _run_entry_warm(chosen, root, entry, seed, durations, work)
+                except warm.ServerError as error:
+                    result, reason = None, str(error)
+                if result is not None:
+                    return result
+                reason = f"warm: {reason}"
+        result = _run_entry(root, entry, seed, durations, work)
+        result.why_cold = reason or ""
+        return result
+
+    def warm_baseline(kills: list[EntryResult]) -> None:
+        chosen = server()
+        if chosen is None:
+            warm_state["baseline"] = f"no warm server: {warm_state['error']}"
+            return
+        try:
+            warm_state["baseline"] = _warm_baseline(chosen, seed, work, killer_tests(kills),
+                                                    any(result.entry.level in PROPERTY_LEVELS for result in kills))
+        except warm.ServerError as error:
+            warm_state["baseline"] = str(error)
+
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            baseline_future = pool.submit(_baseline, root, seed, durations, work)
-            futures = [
-                None if cached.get(entry.id, {}).get("key") == keys[entry.id]
-                else pool.submit(_run_entry, root, entry, seed, durations, work)
-                for entry in entries
-            ]
-            results = []
-            for entry, future in zip(entries, futures):
-                result = _cached(entry, cached[entry.id]) if future is None else future.result()
-                results.append(result)
+
+            def cold_baseline() -> "Future[tuple[str, bool]] | None":
+                kills = [result for result in results if result.path == "cold"]
+                if not kills:
+                    return None
+                return pool.submit(_baseline, root, seed, durations, work, killer_tests(kills),
+                                   any(result.entry.level in PROPERTY_LEVELS for result in kills))
+
+            futures = [None if entry.id in hits else pool.submit(judge, entry) for entry in entries]
+            results = [_cached(entry, cached[entry.id]) if future is None else future.result()
+                       for entry, future in zip(entries, futures)]
+            # The baselines vouch for this run's kills, each on its own path (a cached kill was vouched for when
+            # it was made, on the same sources).
+            warm_kills = [result for result in results if result.path == "warm"]
+            warm_future = pool.submit(warm_baseline, warm_kills) if warm_kills else None
+            baseline_future = cold_baseline()
+            if warm_future is not None:
+                warm_future.result()
+                if warm_state["baseline"] != "ok":
+                    # Without a passing warm baseline a warm kill proves nothing: judge those entries again, cold.
+                    progress(f"  catalogue| warm baseline: {warm_state['baseline']}; warm kills are judged again cold")
+                    redo = {index: pool.submit(_run_entry, root, result.entry, seed, durations, work)
+                            for index, result in enumerate(results) if result.path == "warm"}
+                    for index, future in redo.items():
+                        results[index] = future.result()
+                        results[index].why_cold = f"warm baseline: {warm_state['baseline']}"
+                    if baseline_future is not None:
+                        baseline_future.result()
+                    baseline_future = cold_baseline()
+            for result in results:
+                where = result.path + (f" ({result.why_cold})" if result.path == "cold" and result.why_cold.startswith("warm") else "")
                 progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
-                         f"  ({result.seconds:.1f}s)")
-            baseline, available = baseline_future.result()
-        progress(f"  catalogue| baseline (unmutated copy): {baseline}")
+                         f"  ({result.seconds:.1f}s, {where})")
+            baseline, available = (baseline_future.result() if baseline_future is not None
+                                   else ("not run (no entry killed on the cold path this run)", True))
+        progress(f"  catalogue| baseline, cold path: {baseline}; warm path: {warm_state['baseline']}")
     finally:
+        for found in servers:
+            found.close()
         shutil.rmtree(work, ignore_errors=True)
     if cache is not None:
         kept = {
@@ -282,4 +472,4 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
         }
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return CatalogueResult(results, baseline, available, time.monotonic() - started)
+    return CatalogueResult(results, baseline, available, time.monotonic() - started, warm_baseline=warm_state["baseline"])

@@ -95,7 +95,9 @@ class MutmutResult:
     mutmut_rate: str | None
     equivalent_problems: list[str]
     sources: dict[str, str]
-    slow_tests: list[str] = attrs.field(factory=list)
+    left_out_tests: list[str] = attrs.field(factory=list)
+    #: Seconds per mutmut phase (``PHASES``) this run.
+    phases: dict[str, float] = attrs.field(factory=dict)
 
     def count(self, status: str) -> int:
         return sum(1 for mutant in self.mutants if mutant.status == status)
@@ -247,14 +249,62 @@ def _load_meta(root: Path, path: Path) -> dict:
         return {}
 
 
-def _run_mutmut(root: Path, jobs: int, log: Path) -> tuple[int, str]:
+#: mutmut's phases, as its spinner titles them, in the order it runs them.
+PHASES = (
+    ("Generating mutants", "generate"), ("Running stats", "stats"), ("Listing all tests", "list tests"),
+    ("Running clean tests", "clean run"), ("Running forced fail test", "forced fail"),
+    ("Running mutation testing", "mutants"),
+)
+
+
+def _phase_seconds(marks: list[tuple[str, float]], end: float) -> dict[str, float]:
+    """Seconds per phase from the moments each phase's title first showed (a phase ends when the next starts)."""
+    out: dict[str, float] = {}
+    for (name, at), (_next, until) in zip(marks, [*marks[1:], ("end", end)]):
+        out[name] = out.get(name, 0.0) + (until - at)
+    return out
+
+
+GENERATE = """
+import os, sys
+from mutmut.__main__ import copy_also_copy_files, copy_src_dir, create_mutants, setup_source_paths, store_lines_covered_by_tests
+from mutmut.mutation.trampoline import set_mutant_under_test
+set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir()
+copy_also_copy_files()
+setup_source_paths()
+store_lines_covered_by_tests()
+stats = create_mutants(int(sys.argv[1]))
+print(f"generated: {stats.mutated} files mutated, {stats.unmodified} unmodified")
+"""
+
+
+def _generate(root: Path, jobs: int) -> tuple[int, str]:
+    """mutmut's own mutant generation alone (the first step of ``mutmut run``): fresh mutants for changed
+    functions, verdicts kept for the others (mutmut compares each function's hash)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([sys.executable, "-c", GENERATE, str(jobs)], cwd=root, env=env, capture_output=True, text=True,
+                          errors="replace")
+    return done.returncode, done.stdout + done.stderr
+
+
+def _pending(root: Path) -> list[str]:
+    """Mutants with no verdict: new, in a changed function, or reset because a test changed."""
+    return [key for path in source_files(root) for key, code in _load_meta(root, path).get("exit_code_by_key", {}).items()
+            if code is None]
+
+
+def _run_mutmut(root: Path, jobs: int, log: Path, names: list[str] | None = None) -> tuple[int, str, dict[str, float]]:
     env = dict(os.environ)
     # The checkout must not shadow mutants/: mutmut puts mutants/ first on sys.path, PYTHONPATH would come before.
     env.pop("PYTHONPATH", None)
     env["MUTATIONS_KILLERS_FILE"] = str(root / "mutants" / KILLERS)
     env.setdefault("PYTHONHASHSEED", "0")
     command = [sys.executable, "-c", "import sys; from mutmut.__main__ import cli; sys.argv[0] = 'mutmut'; cli()",
-               "run", "--max-children", str(jobs)]
+               "run", "--max-children", str(jobs), *(names or ())]
+    marks: list[tuple[str, float]] = []
     (root / "mutants").mkdir(exist_ok=True)
     output: list[str] = []
     last_status, last_shown = "", 0.0
@@ -267,6 +317,9 @@ def _run_mutmut(root: Path, jobs: int, log: Path) -> tuple[int, str]:
             shown = line.rsplit("\r", 1)[-1].strip()
             if not shown:
                 continue
+            for title, phase in PHASES:
+                if title in shown and (not marks or marks[-1][0] != phase):
+                    marks.append((phase, time.monotonic()))
             if "\u2800" <= shown[0] <= "\u28ff":
                 # A spinner redraw: show progress every few seconds, not every redraw.
                 last_status = shown
@@ -280,7 +333,7 @@ def _run_mutmut(root: Path, jobs: int, log: Path) -> tuple[int, str]:
     text = "".join(output)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(text, encoding="utf-8")
-    return process.returncode, text
+    return process.returncode, text, _phase_seconds(marks, time.monotonic())
 
 
 def _killers(root: Path) -> dict[str, str]:
@@ -435,7 +488,24 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
         print(f"  mutations| tests changed since the last run: {reset} cached verdicts will be re-tested", flush=True)
     before = _snapshot(root)
     started = time.monotonic()
-    code, output = _run_mutmut(root, jobs, reports / "mutmut-run.log")
+    phases: dict[str, float] = {}
+    if not (root / "mutants" / "mutmut-stats.json").is_file():
+        # A fresh run: mutmut does everything (generation, stats over every test, a clean run of all of them).
+        code, output, phases = _run_mutmut(root, jobs, reports / "mutmut-run.log")
+    else:
+        # A rerun: generate first, then hand mutmut exactly the mutants without a verdict. Named, mutmut's
+        # clean run covers only their tests, not the whole suite; with none, mutmut has nothing to do.
+        code, output = _generate(root, jobs)
+        phases["generate"] = time.monotonic() - started
+        pending = _pending(root) if code == 0 else []
+        if code == 0 and pending:
+            print(f"  mutations| {len(pending)} mutants without a verdict (new, changed or reset): mutmut tests those", flush=True)
+            code, more, named = _run_mutmut(root, jobs, reports / "mutmut-run.log", pending)
+            output += more
+            phases.update({name: phases.get(name, 0.0) + seconds for name, seconds in named.items()})
+        elif code == 0:
+            print("  mutations| every mutant has its verdict and no test changed: mutmut has nothing to re-test", flush=True)
+            (reports / "mutmut-run.log").write_text(output, encoding="utf-8")
     if code == 0:
         _store_test_keys(root)
     wall = time.monotonic() - started
@@ -459,17 +529,14 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
     problems = _judge_equivalents(mutants, equivalents)
     return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
                         mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
-                        slow_tests=_slow_tests(root))
+                        left_out_tests=_left_out_tests(root), phases=phases)
 
 
-def _slow_tests(root: Path) -> list[str]:
-    from mutations.pytest_plugin import slow_tests
+def _left_out_tests(root: Path) -> list[str]:
+    """The tests every run under mutation leaves out: the committed list (``mutations/left_out.toml``)."""
+    from mutations.pytest_plugin import left_out
 
-    try:
-        data = json.loads((root / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return slow_tests({str(k): float(v) for k, v in data.get("duration_by_test", {}).items()})
+    return sorted(left_out())
 
 
 def _failure_message(code: int, output: str) -> str:

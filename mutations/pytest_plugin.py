@@ -70,47 +70,66 @@ def pytest_configure(config: Any) -> None:
     settings.load_profile("mutants-under-mutmut")
 
 
-#: In mutmut's per-mutant runs, tests that took longer than this in its stats pass are left out (seconds).
-SLOW_TEST_SECONDS = 2.0
+#: The committed list of tests left out of every run under mutation, with the reason for each (``left_out.toml``).
+LEFT_OUT_FILE = Path(__file__).with_name("left_out.toml")
 
 
-def slow_test_seconds() -> float:
+class LeftOutError(Exception):
+    """``left_out.toml`` is unreadable or malformed (one line naming the file and the field)."""
+
+
+def left_out(path: Path = LEFT_OUT_FILE) -> dict[str, str]:
+    """Node id -> why it is left out of runs under mutation; a fixed list, never a timing (see the file)."""
+    import tomllib
+
     try:
-        return float(os.environ.get("MUTATIONS_SLOW_TEST_SECONDS", SLOW_TEST_SECONDS))
-    except ValueError:
-        return SLOW_TEST_SECONDS
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise LeftOutError(f"{path}: {error}") from None
+    tests = data.get("test", [])
+    if not isinstance(tests, list):
+        raise LeftOutError(f"{path}: `test` must be an array of tables")
+    found: dict[str, str] = {}
+    for number, row in enumerate(tests, 1):
+        test_id, why = (row.get("id"), row.get("why")) if isinstance(row, dict) else (None, None)
+        if not isinstance(test_id, str) or "::" not in test_id:
+            raise LeftOutError(f"{path}: test {number}: `id` must be a pytest node id")
+        if not isinstance(why, str) or not why.strip():
+            raise LeftOutError(f"{path}: test {number} ({test_id}): `why` must give the reason")
+        if test_id in found:
+            raise LeftOutError(f"{path}: test {number}: {test_id} is listed twice")
+        found[test_id] = why
+    return found
 
 
-def slow_tests(durations: dict[str, float]) -> list[str]:
-    """The tests mutmut's per-mutant runs leave out: they dominate survivors' cost and belong to the catalogue."""
-    limit = slow_test_seconds()
-    return sorted(nodeid for nodeid, seconds in durations.items() if seconds > limit)
+_left_out: dict[str, str] | None = None
 
 
-def _leaves_out_slow_tests() -> bool:
-    """True for mutmut's clean run and per-mutant runs, the catalogue and the red check; never for the stats pass.
+def _left_out_ids() -> frozenset[str]:
+    global _left_out
+    if _left_out is None:
+        _left_out = left_out()
+    return frozenset(_left_out)
 
-    The stats pass must see every test (it times them and maps them to functions), and so must
-    mutmut's test listing, or it would drop the slow tests' stats and re-time them on every run.
+
+def _under_mutation_run() -> bool:
+    """Any run mutmut or this package starts (stats, listing, clean, forced-fail, per mutant, catalogue, red check).
+
+    They leave out the same tests, so mutmut's stats never time a test its
+    per-mutant runs would not run, and its listing never sees one as new.
     """
-    if "MUTANT_UNDER_TEST" not in os.environ:
-        return False
-    label = os.environ["MUTANT_UNDER_TEST"]
-    return label == "" or "__mutmut_" in label or label.startswith(("catalogue:", "red-check:"))
+    return "MUTANT_UNDER_TEST" in os.environ
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
     durations = _load_durations()
-    if not durations and not os.environ.get("MUTATIONS_PRIORITY"):
-        return
-    if _leaves_out_slow_tests():
-        # Runs under mutation stay short: a survivor pays for every selected test, so the few slow suites
-        # (bulk traces, exhaustive explorers, long machines) are left to mutmut's stats pass, `nox -s tests`
-        # and `nox -s properties`. The report lists them.
-        slow = set(slow_tests(durations))
-        kept = [item for item in items if item.nodeid not in slow]
+    if _under_mutation_run():
+        # Runs under mutation stay short: a survivor pays for every selected test, so the few whole-driver
+        # tests named in left_out.toml are left to `nox -s tests` and `nox -s properties`. The report lists them.
+        leave = _left_out_ids()
+        kept = [item for item in items if item.nodeid not in leave]
         if len(kept) != len(items):
-            config.hook.pytest_deselected(items=[item for item in items if item.nodeid in slow])
+            config.hook.pytest_deselected(items=[item for item in items if item.nodeid in leave])
             items[:] = kept
     priority = _priority()
     position = {id(item): index for index, item in enumerate(items)}

@@ -190,15 +190,65 @@ def _run_variant(root: Path, name: str, description: str, apply, durations: Path
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def run(root: Path, jobs: int, durations: Path | None) -> list[Variant]:
+def _digest(root: Path) -> str:
+    """Everything a variant's outcome depends on: every judging source and all of ``guard/``."""
+    import hashlib
+
+    from mutations.catalogue_runner import context_digest
+
+    digest = hashlib.sha256(context_digest(root).encode())
+    for path in sorted((root / "guard").rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _load_cache(path: Path | None, key: str) -> dict[str, Variant]:
+    import json
+
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return {}
+        return {name: Variant(name, row["description"], list(row["failing"]), row["summary"], None, 0.0, list(row["errored"]))
+                for name, row in data["variants"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _store_cache(path: Path | None, key: str, variants: list[Variant]) -> None:
+    import json
+
+    if path is None:
+        return
+    kept = {variant.name: {"description": variant.description, "failing": variant.failing, "summary": variant.summary,
+                           "errored": variant.errored}
+            for variant in variants if variant.problem is None}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"key": key, "variants": kept}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def run(root: Path, jobs: int, durations: Path | None, cache: Path | None = None) -> list[Variant]:
+    """Every variant; with ``cache``, a red outcome is reused while not one byte of ``guard/``, the tests,
+    the harness, the reference or the set-up changed (only red outcomes are kept)."""
+    key = _digest(root)
+    reused = _load_cache(cache, key)
     work = Path(tempfile.mkdtemp(prefix="guard-red-check-"))
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_run_variant, root, name, description, apply, durations, work)
+            futures = [None if name in reused else pool.submit(_run_variant, root, name, description, apply, durations, work)
                        for name, description, apply in VARIANTS]
-            return [future.result() for future in futures]
+            variants = [reused[name] if future is None else future.result()
+                        for (name, _description, _apply), future in zip(VARIANTS, futures)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    for variant in variants:
+        if variant.name in reused:
+            variant.summary = f"{variant.summary} (reused: no source changed since it ran)"
+    _store_cache(cache, key, variants)
+    return variants
 
 
 def failures(variants: list[Variant]) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 from mutations import catalogue_runner, mutmut_layer
 from mutations.catalogue import CatalogueError, Entry, Span
 from mutations.equivalents import Equivalent
-from mutations.pytest_plugin import slow_test_seconds
+from mutations.pytest_plugin import left_out
 
 SCHEMA_VERSION = "2"
 #: The pinned viewer (npm ``mutation-testing-elements``); noxfile.py installs this version.
@@ -183,6 +183,15 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
     out.append(f"Verdict: **{'FAIL' if failures else 'PASS'}**. Seed {meta.get('seed')}, jobs {meta.get('jobs')}, "
                f"wall time {meta.get('wallSeconds', 0):.0f}s.")
     out.append("")
+    layers = meta.get("layerSeconds") or {}
+    if layers:
+        out.append("## Time per layer")
+        out.append("")
+        out.append("| layer | seconds (wall) |")
+        out.append("|---|---|")
+        for name, seconds in layers.items():
+            out.append(f"| {name} | {seconds:.1f} |")
+        out.append("")
     if failures:
         out.append("## Why it fails")
         out.append("")
@@ -211,11 +220,13 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
                    f"{mutmut.tested_this_run} mutants tested this run, mutmut's rate {mutmut.mutmut_rate or '?'} mutations/s, "
                    f"{rate:.2f} mutants/s over all {len(mutmut.mutants)}.")
         out.append("")
-        if mutmut.slow_tests:
-            out.append(f"Left out of every run under mutation (slower than {slow_test_seconds():g}s in mutmut's stats pass): "
-                       "mutmut's clean and per-mutant runs, the catalogue's pytest runs and the red check. mutmut's stats "
-                       "pass still runs and times them, and `nox -s tests` runs them: "
-                       + ", ".join(f"`{test}`" for test in mutmut.slow_tests))
+        if mutmut.left_out_tests:
+            reasons = left_out()
+            out.append(f"Left out of every run under mutation ({len(mutmut.left_out_tests)} tests, the committed list "
+                       "`mutations/left_out.toml`): mutmut's stats, clean and per-mutant runs, the catalogue's pytest runs "
+                       "and the red check. `nox -s tests` runs them, and the catalogue's property runs drive what they drive.")
+            out.append("")
+            out.extend(f"- `{test}`: {reasons.get(test, '')}" for test in mutmut.left_out_tests)
             out.append("")
         offenders = mutmut.offenders
         if offenders:
@@ -239,15 +250,21 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
     if catalogue is not None:
         out.append("## Layer 2: the rule catalogue")
         out.append("")
-        out.append(f"Baseline (unmutated copy): {catalogue.baseline}. Property drivers: "
-                   f"{'present' if catalogue.properties_available else 'MISSING'}. {catalogue.wall_seconds:.0f}s wall.")
+        paths = {name: sum(1 for result in catalogue.entries if result.path == name) for name in ("warm", "cold", "cached")}
+        out.append(f"Baseline (unmutated copy): {catalogue.baseline}. Warm baseline (unmutated forks): "
+                   f"{catalogue.warm_baseline}. Property drivers: "
+                   f"{'present' if catalogue.properties_available else 'MISSING'}. {catalogue.wall_seconds:.0f}s wall. "
+                   f"Judged warm {paths['warm']}, cold {paths['cold']}, reused from the cache {paths['cached']} "
+                   "(`mutations/warm.py`: only kills are taken from the warm path; a warm survivor is judged again cold).")
         out.append("")
-        out.append("| id | seed | level | rule | status | killed by (invariant / first test) |")
-        out.append("|---|---|---|---|---|---|")
+        out.append("| id | seed | level | rule | status | killed by (invariant / first test) | path | seconds |")
+        out.append("|---|---|---|---|---|---|---|---|")
         for result in catalogue.entries:
             entry = result.entry
             killers = " / ".join(k for k in (result.properties_killer, result.test_killer) if k) or _cell(result.detail)
-            out.append(f"| `{entry.id}` | {entry.seed} | {entry.level} | {_cell(entry.rule)} | {result.status} | {_cell(killers)} |")
+            where = result.path + (f": {result.why_cold}" if result.why_cold else "")
+            out.append(f"| `{entry.id}` | {entry.seed} | {entry.level} | {_cell(entry.rule)} | {result.status} | {_cell(killers)} "
+                       f"| {_cell(where)} | {result.seconds:.1f} |")
         out.append("")
     if red is not None:
         out.append("## Red check: the new tests against the earlier behaviour")

@@ -103,11 +103,12 @@ def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bo
     return Outcome(exit_code=code, killer=killer, output_tail=_tail(output), seconds=seconds, failures=tuple(failures))
 
 
-def run_properties(copy: Path, label: str, seed: int, timeout: float) -> Outcome:
-    """``python -m properties --mutants --seed N`` on the copy; the killer is the first invariant it names as violated."""
+def run_properties(copy: Path, label: str, seed: int, timeout: float, first: str | None = None) -> Outcome:
+    """``python -m properties --mutants --seed N [--first SUBJECT]`` on the copy; the killer is the first invariant
+    it names as violated."""
     import time
 
-    command = [sys.executable, "-m", "properties", "--mutants", "--seed", str(seed)]
+    command = [sys.executable, "-m", "properties", "--mutants", "--seed", str(seed), *(("--first", first) if first else ())]
     started = time.monotonic()
     try:
         done = subprocess.run(command, cwd=copy, env=environment(copy, label, None, None), capture_output=True,

@@ -61,7 +61,7 @@ import attrs
 from properties import profiles, report
 from properties.catalogue import Tally
 from properties.cli import whole_number
-from properties.subject import Driver, DriverRequest, DriverResult, Subject, available, load
+from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
 
 #: The drivers a subject may declare; ``--drivers`` (hidden, for the benchmark and debugging) picks among them.
 DRIVERS = ("explorer", "stateful", "bulk")
@@ -126,6 +126,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--traces", type=_count, help="bulk traces per subject (default: each subject's own for the mode)")
     parser.add_argument("--quick", action="store_true", help="small sizes; coverage minimums not required")
     parser.add_argument("--mutants", action="store_true", help="deterministic, fast, stops at the first violation")
+    parser.add_argument("--first", metavar="SUBJECT", choices=SUBJECTS, default=None,
+                        help="with --mutants: run this subject's drivers before the others' (the rule catalogue names "
+                             "the subject a mutant belongs to; a mutant none catches still meets every driver)")
     parser.add_argument("--subject", type=_subjects, help="run only these subjects, e.g. budget,hooks")
     parser.add_argument("--only", type=_only, help="check only these invariants (of any subject), e.g. B1,H2")
     parser.add_argument("--out", type=Path, default=Path("reports"), help="where properties.md and properties.json go")
@@ -192,8 +195,10 @@ def plan(
                 )
                 tasks.append(Task(subject.name, driver.name, request, cost=driver.cost, main_process=driver.main_process))
     if mode == "mutants":
-        # Cheapest first over every subject: a mutant is usually killed by a cheap driver.
-        tasks.sort(key=lambda task: task.cost)
+        # Cheapest first over every subject: a mutant is usually killed by a cheap driver, and soonest by one
+        # of its own subject's (``--first``). The order changes when a kill comes, never whether it does.
+        first = getattr(args, "first", None)
+        tasks.sort(key=lambda task: (task.subject != first, task.cost))
     return tasks
 
 
@@ -275,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parse(argv)
         if args.quick and args.mutants:
             raise UsageError("--quick and --mutants are separate modes; choose one")
+        if args.first and not args.mutants:
+            raise UsageError("--first orders the drivers of a --mutants run; add --mutants")
         subjects, selected = _select(args)
     except UsageError as error:
         print(f"python -m properties: {error}", file=sys.stderr)
@@ -297,6 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         selection += ["--subject", ",".join(subject.name for subject in subjects)]
     if args.only:
         selection += ["--only", ",".join(selected)]
+    if args.first:
+        selection += ["--first", args.first]
     print(
         f"properties: seed {seed}  profile {profile}  mode {mode}  subjects {','.join(s.name for s in subjects)}"
         + (f"  only {','.join(selected)}" if args.only else ""),

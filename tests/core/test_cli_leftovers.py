@@ -42,3 +42,23 @@ def test_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     target.write_text("a file where the folder should be\n", encoding="utf-8")
     done = run("--quick", "--seed", "1", "--out", str(target))
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1
+
+
+def test_first_without_mutants_exits_2_in_one_line() -> None:
+    done = run("--quick", "--first", "hooks")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == ["python -m properties: --first orders the drivers of a --mutants run; add --mutants"]
+
+
+def test_first_puts_that_subjects_drivers_first_and_keeps_every_driver() -> None:
+    from properties import __main__ as cli
+    from properties.subject import available
+
+    subjects = list(available())
+    plain = cli.plan(subjects, cli.parse(["--mutants"]), 1, "mutants", "mutants", None)
+    first = cli.plan(subjects, cli.parse(["--mutants", "--first", "navigation"]), 1, "mutants", "mutants", None)
+    assert sorted(task.label for task in first) == sorted(task.label for task in plain)
+    subjects_in_order = [task.subject for task in first]
+    count = subjects_in_order.count("navigation")
+    assert count and subjects_in_order[:count] == ["navigation"] * count
+    assert plain[0].subject != "navigation"  # without --first, the cheapest driver of any subject leads

@@ -82,8 +82,12 @@ def _pooled_events() -> st.SearchStrategy[list[Event]]:
 
 
 def _stateful_traces() -> st.SearchStrategy[list[Event]]:
-    """Traces the state machine builds: run it for a few examples once and keep every trace it made."""
-    return st.sampled_from(_state_machine_traces())
+    """Traces the state machine builds: run it for a few examples once and keep every trace it made.
+
+    Deferred to the first draw: at import, a broken guard (a mutant) would fail the collection of this
+    whole module, and Hypothesis would shrink that failure where no test deadline applies.
+    """
+    return st.deferred(lambda: st.sampled_from(_state_machine_traces()))
 
 
 _STATEFUL_CACHE: list[list[Event]] = []

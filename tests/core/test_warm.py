@@ -1,0 +1,156 @@
+"""The catalogue's warm path: which edits it takes, and that the swapped code is exactly the mutated text."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from mutations import catalogue, scratch, warm
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SOURCE = '''
+from __future__ import annotations
+
+LIMIT = 3
+
+
+def over(count: int) -> bool:
+    return count > LIMIT
+
+
+class Base:
+    def name(self) -> str:
+        return "base"
+
+
+class Child(Base):
+    def name(self) -> str:
+        return "child of " + super().name()
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    @staticmethod
+    def twice(value: int) -> int:
+        return 2 * value
+'''
+
+
+def _module(source: str, name: str = "warm_sample") -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "changed"),
+    [
+        ("count > LIMIT", "count >= LIMIT", [(None, "over")]),
+        ('"child of " + super().name()', '"child"', [("Child", "name")]),
+        ("        return 1\n", "        return 2\n", [("Child", "size")]),
+        ("2 * value", "3 * value", [("Child", "twice")]),
+    ],
+)
+def test_body_edits_are_patchable_and_named(find: str, replace: str, changed: list) -> None:
+    found = warm.changed_functions(SOURCE, SOURCE.replace(find, replace))
+    assert [(owner, name) for owner, name, _node in found] == changed
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("LIMIT = 3", "LIMIT = 4"),  # a module constant: read at import by others
+        ("def over(count: int)", "def over(count: int = 1)"),  # a default: made when the def ran
+        ("    @staticmethod\n", "    @classmethod\n"),  # a decorator
+        ("class Child(Base):", "class Child(object):"),  # a base
+        ("\n\nclass Base:", "\nEXTRA = 1\n\nclass Base:"),  # a statement added
+    ],
+)
+def test_other_edits_go_cold(find: str, replace: str) -> None:
+    with pytest.raises(warm.NotPatchable):
+        warm.changed_functions(SOURCE, SOURCE.replace(find, replace))
+
+
+def test_the_swap_reaches_every_holder_of_the_function() -> None:
+    module = _module(SOURCE)
+    held_over, child = module.over, module.Child()  # as `from sample import over` would hold it
+    mutated = (SOURCE.replace("count > LIMIT", "count >= LIMIT").replace('"child of " + super().name()', '"child " + super().name()')
+               .replace("        return 1\n", "        return 7\n").replace("2 * value", "3 * value"))
+    assert not held_over(3) and child.name() == "child of base" and child.size == 1 and module.Child.twice(2) == 4
+    patched = warm.live_patch(module, SOURCE, mutated)
+    assert sorted(patched) == ["Child.name", "Child.size", "Child.twice", "over"]
+    assert held_over(3) and child.name() == "child base" and child.size == 7 and module.Child.twice(2) == 6
+
+
+def _functions(namespace: dict, prefix: str = "") -> dict[str, types.CodeType]:
+    out = {}
+    for name, value in namespace.items():
+        if isinstance(value, types.FunctionType) and value.__module__ == namespace.get("__name__", value.__module__):
+            out[prefix + name] = value.__code__
+        elif isinstance(value, type) and not prefix:
+            for inner, member in vars(value).items():
+                member = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+                if isinstance(member, types.FunctionType) and member.__qualname__.startswith(value.__qualname__ + "."):
+                    out[f"{name}.{inner}"] = member.__code__
+    return out
+
+
+def _fresh(file: str, source: str) -> types.ModuleType:
+    """A private instance of a guard module (the imported one stays as it is)."""
+    name = file[:-3].replace("/", ".")
+    module = types.ModuleType(name)
+    module.__file__ = str(ROOT / file)
+    module.__package__ = name.rpartition(".")[0]
+    sys.modules["_warm_probe"] = module
+    try:
+        exec(compile(source, module.__file__, "exec", dont_inherit=True), module.__dict__)
+    finally:
+        del sys.modules["_warm_probe"]
+    return module
+
+
+PATCHABLE = [entry for entry in catalogue.entries() if warm.patchable(ROOT, entry) is None]
+
+
+def test_most_catalogue_entries_take_the_warm_path() -> None:
+    # Limits, constants and module tables go cold; every body-only rule edit goes warm.
+    assert len(PATCHABLE) >= 50, len(PATCHABLE)
+
+
+@pytest.mark.parametrize("entry", PATCHABLE, ids=lambda entry: entry.id)
+def test_the_swapped_code_is_the_code_of_the_mutated_text(entry: catalogue.Entry) -> None:
+    """After the swap, every function runs exactly the bytecode the mutated file compiles to; the rest is untouched."""
+    original = (ROOT / entry.file).read_text(encoding="utf-8")
+    mutated = entry.applied(original)
+    live = _fresh(entry.file, original)
+    before = {name: code.co_code for name, code in _functions(vars(live)).items()}
+    patched = warm.live_patch(live, original, mutated)
+    assert patched
+    expected = {name: code.co_code for name, code in _functions(vars(_fresh(entry.file, mutated))).items()}
+    now = {name: code.co_code for name, code in _functions(vars(live)).items()}
+    assert now == expected
+    assert {name for name in now if now[name] != before[name]} <= set(patched)
+
+
+def test_a_warm_server_kills_a_rule_mutant_and_passes_unmutated(tmp_path: Path) -> None:
+    """End to end on a scratch copy: the drivers, in a fork with the edit swapped in, name the invariant it breaks."""
+    entry = next(entry for entry in catalogue.entries() if entry.id == "defer-below-fuse")
+    copy = scratch.make(ROOT, tmp_path / "server")
+    server = warm.Server(copy, None)
+    try:
+        original = (ROOT / entry.file).read_text(encoding="utf-8")
+        killed = server.judge("properties", f"catalogue:{entry.id}", tmp_path, 20261130, 300.0, file=entry.file,
+                              original=original, mutated=entry.applied(original))
+        assert killed["exit_code"] == 1 and killed["invariant"] == "B5", killed
+        assert killed["patched"], killed
+        clean = server.judge("properties", "catalogue:baseline", tmp_path, 20261130, 300.0)
+        assert clean["exit_code"] == 0, clean
+    finally:
+        server.close()
