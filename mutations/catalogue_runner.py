@@ -432,9 +432,16 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                 return pool.submit(_baseline, root, seed, durations, work, killer_tests(kills),
                                    any(result.entry.level in PROPERTY_LEVELS for result in kills))
 
+            def show(result: EntryResult) -> None:
+                where = result.path + (f" ({result.why_cold})" if result.path == "cold" and result.why_cold.startswith("warm") else "")
+                progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
+                         f"  ({result.seconds:.1f}s, {where})")
+
             futures = [None if entry.id in hits else pool.submit(judge, entry) for entry in entries]
-            results = [_cached(entry, cached[entry.id]) if future is None else future.result()
-                       for entry, future in zip(entries, futures)]
+            results = []
+            for entry, future in zip(entries, futures):
+                results.append(_cached(entry, cached[entry.id]) if future is None else future.result())
+                show(results[-1])
             # The baselines vouch for this run's kills, each on its own path (a cached kill was vouched for when
             # it was made, on the same sources).
             warm_kills = [result for result in results if result.path == "warm"]
@@ -450,13 +457,10 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                     for index, future in redo.items():
                         results[index] = future.result()
                         results[index].why_cold = f"warm baseline: {warm_state['baseline']}"
+                        show(results[index])
                     if baseline_future is not None:
                         baseline_future.result()
                     baseline_future = cold_baseline()
-            for result in results:
-                where = result.path + (f" ({result.why_cold})" if result.path == "cold" and result.why_cold.startswith("warm") else "")
-                progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
-                         f"  ({result.seconds:.1f}s, {where})")
             baseline, available = (baseline_future.result() if baseline_future is not None
                                    else ("not run (no entry killed on the cold path this run)", True))
         progress(f"  catalogue| baseline, cold path: {baseline}; warm path: {warm_state['baseline']}")
