@@ -5,7 +5,10 @@
 * ``thorough``: many more examples, for a reviewer with time to spare.
 * ``mutants``: derandomized, no example database and no deadline, so that a
   verdict under mutmut depends only on the mutant (selected whenever mutmut's
-  ``MUTANT_UNDER_TEST`` is present, even empty, as during its clean run).
+  ``MUTANT_UNDER_TEST`` is present, even empty, as during its clean run); and
+  no shrinking: under mutation only *whether* a test fails counts, and the
+  first failing example answers that as well as the smallest one would (a
+  reviewer reproduces a kill with the ``ci`` profile, which shrinks).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
@@ -27,6 +30,7 @@ settings.register_profile("thorough", max_examples=2000, deadline=None, suppress
 settings.register_profile(
     "mutants", max_examples=60, deadline=None, derandomize=True, database=None,
     suppress_health_check=[*_QUIET, HealthCheck.differing_executors],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
 )
 
 PROFILES = ("dev", "ci", "thorough", "mutants")
