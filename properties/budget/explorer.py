@@ -463,15 +463,34 @@ class History(NamedTuple):
 
 
 class State(NamedTuple):
-    """A canonical state: every copy in ``ALL_COPIES`` order, and the monitor's history."""
+    """A canonical state: every copy in ``ALL_COPIES`` order, the monitor's history, and (unordered) the ids.
+
+    With ordered ids (eviction possible) each copy key carries its own memory
+    of call ids. Without eviction (``Canon.ordered_ids`` off) the copy keys
+    carry none and ``ids`` holds the memory of every copy at once: per call id
+    the set of copies remembering it as a bit mask (bit ``i``: copy ``i`` of
+    ``ALL_COPIES``), ids with the same mask merged, sorted; label ``n`` is the
+    ``n``-th mask. That is exactly what ``_rename_ids`` keeps of the per-copy
+    memories, in a form that leaves the copy keys free of them, so that one
+    copy key (and its cached moves) serves every state whatever its ids.
+    """
 
     copies: tuple
     history: History
+    ids: tuple = ()
 
     @property
     def remembered(self) -> int:
         """How many distinct call ids the copies remember; they are labelled 0 .. remembered - 1."""
+        if self.ids:
+            return len(self.ids)
         return 1 + max((label for copy in self.copies for label in copy.seen), default=-1)
+
+    def seen_of(self, index: int) -> tuple:
+        """The labels copy ``index`` remembers (its own key's, or read off ``ids``)."""
+        if not self.ids:
+            return self.copies[index].seen
+        return tuple(number for number, mask in enumerate(self.ids) if mask >> index & 1)
 
 
 #: The one key every copy stopped for good is given once the reference is stopped (see ``_settled``).
@@ -655,8 +674,42 @@ def _renamed(memories: tuple, ordered: bool) -> tuple:
 _SETTLED: dict[tuple, History] = {}
 
 
-def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
+def id_masks(memories: Iterable[tuple]) -> tuple:
+    """``State.ids`` of per-copy memories (any names): per id the mask of copies remembering it, merged, sorted."""
+    masks: dict[Any, int] = {}
+    for index, seen in enumerate(memories):
+        bit = 1 << index
+        for call_id in seen:
+            masks[call_id] = masks.get(call_id, 0) | bit
+    return tuple(sorted(set(masks.values())))
+
+
+def child_ids(ids: tuple, label: int | None, added: int, alive: int) -> tuple:
+    """``State.ids`` after one step: ``added`` (a mask) took the event's id ``label``; copies outside ``alive`` forgot.
+
+    ``label`` is the event's canonical label (``len(ids)`` for a fresh id,
+    None for an event without one). Masks that become equal merge and an
+    empty one disappears, as ``id_masks`` would have it from the budgets.
+    """
+    if added and label is not None:
+        masks = list(ids)
+        if label < len(masks):
+            masks[label] |= added
+        else:
+            masks.append(added)
+    elif all(mask & alive == mask for mask in ids):
+        return ids
+    else:
+        masks = list(ids)
+    return tuple(sorted({mask & alive for mask in masks} - {0}))
+
+
+def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon, ids: tuple | None = None) -> State:
     """The canonical state of raw copy keys (``raw_key``) and the monitor's history.
+
+    Without ordered ids the copies' memories go to ``State.ids``: read from the
+    raw keys' ``seen``, or given as ``ids`` when the caller knows them
+    (``child_ids``; the raw keys then carry no memory).
 
     * Copies stopped for good, once the reference is settled, share one key
       (``_settled``).
@@ -680,6 +733,10 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
     """
     history = History._make(history)
     copies = list(raw)
+    if not canon.ordered_ids:
+        if ids is None:
+            ids = id_masks([copy.seen for copy in copies])
+            copies = [_with_seen(copy, ()) if copy.seen else copy for copy in copies]
     if canon.drop_dead and _settled(copies, history):
         copies = [DEAD if index == _R or copy.dead else copy for index, copy in enumerate(copies)]
         alive = tuple(not copy.dead for copy in raw)
@@ -687,7 +744,8 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
         if found is None:
             found = _SETTLED[(history, alive)] = _settled_history(history, raw)
         history = found
-    copies = _rename_ids(copies, canon.ordered_ids)
+    if canon.ordered_ids:
+        copies = _rename_ids(copies, True)
     best = tuple(copies)
     if canon.symmetry:
         best = _least_mirror(best)
@@ -697,7 +755,7 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
             other = _least_mirror(other)
         if other < best:
             best = other
-    return State(best, history)
+    return State(best, history, ids or ())
 
 
 _MIRRORS: dict[CopyKey, CopyKey] = {}
@@ -748,6 +806,8 @@ def decode_copy(prototype: Any, key: CopyKey) -> Any:
 
 def decode(state: State, prototypes: Sequence[Any]) -> list[Any]:
     """Budgets in ``state`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
+    if state.ids:
+        return [decode_copy(prototype, _with_seen(key, state.seen_of(index))) for index, (prototype, key) in enumerate(zip(prototypes, state.copies))]
     return [decode_copy(prototype, key) for prototype, key in zip(prototypes, state.copies)]
 
 
@@ -1092,6 +1152,10 @@ class Move(NamedTuple):
     row: tuple
     #: The same number for every move with the same snapshots, memory bit and admission (``Expander.pairs``).
     pair: int
+    #: Without ordered ids (``State.ids``): the copy's bit when it took the event's id into its memory, else 0 ...
+    added: int = 0
+    #: ... and its bit when it keeps its memory after the event (not stopped for good), else 0.
+    kept: int = 0
 
 
 _NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
@@ -1185,8 +1249,11 @@ class Expander:
         self.masks: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
         #: Per copy: alphabet (by identity) -> ``_plan``.
         self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
-        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition).
+        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition, its key).
         self.rows: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: Per alphabet (by identity): ``_labels``; and the families of alphabets met so far.
+        self.labels: dict[int, tuple] = {}
+        self.families: dict[tuple, int] = {}
 
     def start(self) -> tuple[State, list[Violation]]:
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
@@ -1224,7 +1291,7 @@ class Expander:
             )
         return found
 
-    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int = 0) -> tuple[Move, ...]:
         """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept.
 
         Copies of one budget type with the same limits (every production
@@ -1233,7 +1300,7 @@ class Expander:
         move, so the transitions are shared between them (``_mask``).
         """
         if not self.canon.ordered_ids:
-            return self._moves_unordered(index, key, events)
+            return self._moves_unordered(index, key, events, membership)
         group = self.groups[index]
         known = self.steps[group].get(key)
         if known is None:
@@ -1251,47 +1318,77 @@ class Expander:
             out.append(self._move(index, transition, transition.after))
         return tuple(out)
 
-    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int) -> tuple[Move, ...]:
         """The moves of a copy that never evicts an id (depth <= seen-calls cap): its memory read as one bit.
 
         Without eviction a budget reads its memory of call ids only to ask
         whether the receipt's id is in it, and it changes it only by adding
         that id. So the copy's move is made on a representative with the same
         counters and success memory, remembering one id ``r`` when the
-        event's id is remembered and none when it is fresh, through the real
-        code; the copy's memory afterwards is its own plus the event's id if
-        the representative added ``r``. Transitions are shared between copies
-        as in ``_moves``.
+        event's id is remembered (bit ``label`` of ``membership``: the labels
+        this copy remembers, read off ``State.ids``) and none when it is
+        fresh, through the real code; the move says whether the copy took the
+        id (``Move.added``) and whether it keeps a memory at all
+        (``Move.kept``), from which ``child_ids`` makes the child's ids. The
+        key carries no memory, so its moves serve every state it appears in
+        with the same membership. Transitions are shared between copies as in
+        ``_moves``.
         """
-        bare = _with_seen(key, ())
         group = self.groups[index]
-        known = self.bare_steps[group].get(bare)
+        known = self.bare_steps[group].get(key)
         if known is None:
-            known = self.bare_steps[group][bare] = {}
-        memory = key.seen
+            known = self.bare_steps[group][key] = {}
         drop_dead = self.canon.drop_dead
+        bit = 1 << index
         #: The representative budgets, made when first needed: remembering nothing, remembering r.
         bases: list[Any] = [None, None]
         out = []
+        rows = self.rows[index]
         for event, template, label, representative, mask in self._plan(index, events):
-            remembered = label is not None and label in memory
+            remembered = label is not None and (membership >> label) & 1
             slot = (template, remembered, mask)
             transition = known.get(slot)
             if transition is None:
                 budget = bases[remembered]
                 if budget is None:
                     budget = bases[remembered] = decode_copy(
-                        self.prototypes[index], _with_seen(bare, (_REPRESENTATIVE,) if remembered else ()),
+                        self.prototypes[index], _with_seen(key, (_REPRESENTATIVE,) if remembered else ()),
                     )
                 transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+            found = rows.get(id(transition))
+            if found is None:
+                found = self._row(index, transition)
             after = transition.after
-            if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
-                # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
-                # representative added r for it.
-                added = not remembered and _REPRESENTATIVE in after.seen
-                after = _with_seen(after, (label,) + memory if added else memory)
-            out.append(self._move(index, transition, after))
+            # Forgotten (``raw_key``) when stopped for good; otherwise the copy keeps its memory and adds
+            # the event's id if the representative added r for it.
+            kept = 0 if drop_dead and after.terminal and (index == 0 or not after.correction) else bit
+            added = bit if kept and not remembered and _REPRESENTATIVE in after.seen else 0
+            out.append(_new_key(Move, (
+                found[3], transition.before_snap, transition.after_snap, transition.seen, transition.admitted,
+                found[0], found[1], added, kept,
+            )))
         return tuple(out)
+
+    def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int]:
+        """Per alphabet: its events' canonical labels (None: no id), whether any id is a repeat, and its family.
+
+        Without ordered ids a move names no label (``Move.added`` is a bit),
+        so alphabets that offer the same templates, each with a fresh or the
+        same repeated id, have the same moves from a copy key: they are one
+        family. The counters' alphabets differ only in the name of the fresh
+        id (``remembered``), so they all are.
+        """
+        found = self.labels.get(id(events))
+        if found is None:
+            labels = tuple(_ORIGIN[id(event)][1] if id(event) in _ORIGIN else None for event in events)
+            fresh = max((label for label in labels if label is not None), default=0)
+            shape = tuple(
+                (id(event), None) if label is None else (id(_ORIGIN[id(event)][0]), "fresh" if label == fresh else label)
+                for event, label in zip(events, labels)
+            )
+            family = self.families.setdefault(shape, len(self.families))
+            found = self.labels[id(events)] = (labels, any(label is not None and label < fresh for label in labels), family)
+        return found
 
     def _plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple, ...]:
         """Per event of an alphabet: (event, its template's id, its id's label, the representative event, flags)."""
@@ -1317,16 +1414,21 @@ class Expander:
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 
+    def _row(self, index: int, transition: Transition) -> tuple:
+        """(the step's row for the copy, its pair number, the transition, its after key without memory), kept per transition."""
+        row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
+        pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
+        after = transition.after
+        # The transition is kept with its row, so that its id stays its own.
+        found = self.rows[index][id(transition)] = (row, pair, transition, _with_seen(after, ()) if after.seen else after)
+        return found
+
     def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
-        rows = self.rows[index]
-        known = rows.get(id(transition))
+        known = self.rows[index].get(id(transition))
         if known is None:
-            row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
-            pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
-            # The transition is kept with its row, so that its id stays its own.
-            known = rows[id(transition)] = (row, pair, transition)
+            known = self._row(index, transition)
         # ``Move(...)`` without the named tuple's Python-level constructor: this runs once per copy and event.
-        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1]))
+        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1], 0, 0))
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1439,6 +1541,7 @@ class Expander:
         verdicts = self.verdicts
         memo = self.memo
         intern = self.interned.setdefault
+        unordered = not canon.ordered_ids
         for position, key in enumerate(keys):
             if not position % self._trim_every:
                 self._trim()
@@ -1446,14 +1549,31 @@ class Expander:
             tag = id(events)
             rows = []
             pair_rows = []
+            if unordered:
+                ids = key.ids
+                labels, duplicates, tag = self._labels(events)
+                added_rows = []
+                kept_rows = []
             for index, copy in enumerate(key.copies):
                 cache = caches[index]
-                found = cache.get((copy, tag))
+                # A copy's moves depend on its memory only through which of the alphabet's repeated ids it
+                # remembers; an alphabet without repeated ids (the counters') reads no memory at all.
+                membership = _membership(ids, index) if unordered and duplicates else 0
+                found = cache.get((copy, tag, membership))
                 if found is None:
-                    moves = self._moves(index, copy, events)
-                    found = cache[(copy, tag)] = (moves, tuple(move.pair for move in moves))
+                    moves = self._moves(index, copy, events, membership)
+                    found = cache[(copy, tag, membership)] = (
+                        moves, tuple([move.pair for move in moves]),
+                        tuple([move.added for move in moves]), tuple([move.kept for move in moves]),
+                    )
                 rows.append(found[0])
                 pair_rows.append(found[1])
+                if unordered:
+                    added_rows.append(found[2])
+                    kept_rows.append(found[3])
+            if unordered:
+                added_masks = list(map(sum, zip(*added_rows)))
+                kept_masks = list(map(sum, zip(*kept_rows)))
             state_history = history = key.history
             history = (
                 dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
@@ -1477,16 +1597,24 @@ class Expander:
                 else:
                     verdict.repeats += 1
                     after_history = verdict.history
-                raw = (tuple([move.after for move in moves]), after_history)
+                if unordered:
+                    after_ids = child_ids(ids, labels[number], added_masks[number], kept_masks[number])
+                    raw = (tuple([move.after for move in moves]), after_history, after_ids)
+                else:
+                    after_ids = None
+                    raw = (tuple([move.after for move in moves]), after_history)
                 # A raw child met before was canonicalized then: its canonical state is known already.
                 if raw in raw_seen:
                     continue
                 raw_seen.add(raw)
-                child = canonical(raw[0], after_history, canon)
+                child = canonical(raw[0], after_history, canon, after_ids)
                 if child in seen:
                     continue
                 # Kept for the rest of the search: its copies are shared with every other state holding them.
-                child = State(tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history))
+                child = State(
+                    tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history),
+                    intern(child.ids, child.ids),
+                )
                 seen.add(child)
                 children.append((position, number, child))
                 bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)
@@ -1636,6 +1764,20 @@ def explore(
         exact=exact, canonical_path=canonical_path if violations else None,
         tally=counts, max_depth=config.max_depth, reached=frozenset(parents) if keep_states else frozenset(),
     )
+
+
+def masks(moves: Sequence[Move]) -> tuple[int, int]:
+    """Which copies took the event's id, which keep a memory (``Move.added``, ``Move.kept``): the masks ``child_ids`` reads."""
+    return sum(move.added for move in moves), sum(move.kept for move in moves)
+
+
+def _membership(ids: tuple, index: int) -> int:
+    """The labels copy ``index`` remembers, as a mask (bit ``n``: label ``n``), read off ``State.ids``."""
+    out = 0
+    for number, mask in enumerate(ids):
+        if mask >> index & 1:
+            out |= 1 << number
+    return out
 
 
 def _merge(first: Tally, second: Tally) -> Tally:
