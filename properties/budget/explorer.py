@@ -1148,13 +1148,12 @@ class Move(NamedTuple):
     seen: bool
     #: ``correct_fuse`` admitted the remedy (first calls only).
     admitted: bool
-    #: (copy name, before, after): the step's row for this copy.
-    row: tuple
     #: The same number for every move with the same snapshots, memory bit and admission (``Expander.pairs``).
+    #: It names no copy: a step's pairs are read by position, so copies that move alike share their moves.
     pair: int
-    #: Without ordered ids (``State.ids``): the copy's bit when it took the event's id into its memory, else 0 ...
+    #: Without ordered ids (``State.ids``): 1 when the copy took the event's id into its memory ...
     added: int = 0
-    #: ... and its bit when it keeps its memory after the event (not stopped for good), else 0.
+    #: ... and 1 when it keeps a memory after the event (not stopped for good).
     kept: int = 0
 
 
@@ -1250,9 +1249,20 @@ class Expander:
         #: Per copy: alphabet (by identity) -> ``_plan``.
         self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
         #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition, its key).
-        self.rows: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        self.rows: dict[int, tuple] = {}
+        #: (group, flags, copy key, alphabet or family, membership) -> the moves every copy of that group
+        #: receiving those flags makes from that key: copies that move alike share them.
+        self.shared: dict[tuple, tuple] = {}
+        #: Per copy: alphabet (by identity) -> the flags it receives, as a number (``_flags``).
+        self.flag_numbers: list[dict[int, int]] = [{} for _ in ALL_COPIES]
+        self.flag_kinds: dict[tuple, int] = {}
         #: Per alphabet (by identity): ``_labels``; and the families of alphabets met so far.
         self.labels: dict[int, tuple] = {}
+        self.history_dicts: dict[History, tuple] = {}
+        #: A number per distinct after key and per distinct history: a raw child and a step are looked up by
+        #: small integers rather than by hashing nested tuples again at every edge.
+        self.key_numbers: dict[CopyKey, int] = {}
+        self.history_numbers: dict[tuple, int] = {}
         self.families: dict[tuple, int] = {}
 
     def start(self) -> tuple[State, list[Violation]]:
@@ -1339,11 +1349,10 @@ class Expander:
         if known is None:
             known = self.bare_steps[group][key] = {}
         drop_dead = self.canon.drop_dead
-        bit = 1 << index
         #: The representative budgets, made when first needed: remembering nothing, remembering r.
         bases: list[Any] = [None, None]
         out = []
-        rows = self.rows[index]
+        rows = self.rows
         for event, template, label, representative, mask in self._plan(index, events):
             remembered = label is not None and (membership >> label) & 1
             slot = (template, remembered, mask)
@@ -1357,17 +1366,28 @@ class Expander:
                 transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
             found = rows.get(id(transition))
             if found is None:
-                found = self._row(index, transition)
+                found = self._row(transition)
             after = transition.after
             # Forgotten (``raw_key``) when stopped for good; otherwise the copy keeps its memory and adds
             # the event's id if the representative added r for it.
-            kept = 0 if drop_dead and after.terminal and (index == 0 or not after.correction) else bit
-            added = bit if kept and not remembered and _REPRESENTATIVE in after.seen else 0
+            kept = 0 if drop_dead and after.terminal and (index == 0 or not after.correction) else 1
+            added = 1 if kept and not remembered and _REPRESENTATIVE in after.seen else 0
             out.append(_new_key(Move, (
-                found[3], transition.before_snap, transition.after_snap, transition.seen, transition.admitted,
-                found[0], found[1], added, kept,
+                found[1], transition.before_snap, transition.after_snap, transition.seen, transition.admitted,
+                found[0], added, kept,
             )))
         return tuple(out)
+
+    def _history_dicts(self, history: History) -> tuple:
+        """The monitor's history as its dictionaries (``judge`` copies them), once per distinct history."""
+        found = self.history_dicts.get(history)
+        if found is None:
+            found = self.history_dicts[history] = (
+                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
+                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
+                history.lookups_only,
+            )
+        return found
 
     def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int]:
         """Per alphabet: its events' canonical labels (None: no id), whether any id is a repeat, and its family.
@@ -1414,21 +1434,54 @@ class Expander:
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 
-    def _row(self, index: int, transition: Transition) -> tuple:
-        """(the step's row for the copy, its pair number, the transition, its after key without memory), kept per transition."""
-        row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
-        pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
+    def _row(self, transition: Transition) -> tuple:
+        """(its pair number, its after key without memory, the transition), kept per transition."""
+        pair = self.pairs.setdefault(
+            (transition.before_snap, transition.after_snap, transition.seen, transition.admitted), len(self.pairs),
+        )
         after = transition.after
-        # The transition is kept with its row, so that its id stays its own.
-        found = self.rows[index][id(transition)] = (row, pair, transition, _with_seen(after, ()) if after.seen else after)
+        # The transition is kept with its pair, so that its id stays its own.
+        found = self.rows[id(transition)] = (pair, _with_seen(after, ()) if after.seen else after, transition)
         return found
 
     def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
-        known = self.rows[index].get(id(transition))
+        known = self.rows.get(id(transition))
         if known is None:
-            known = self._row(index, transition)
+            known = self._row(transition)
         # ``Move(...)`` without the named tuple's Python-level constructor: this runs once per copy and event.
-        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1], 0, 0))
+        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], 0, 0))
+
+    def _flags(self, index: int, events: tuple[Event, ...]) -> int:
+        """The flags copy ``index`` receives on every event of ``events``, as a number: equal numbers, equal moves."""
+        found = self.flag_numbers[index].get(id(events))
+        if found is None:
+            masks = tuple(row[4] for row in self._plan(index, events))
+            found = self.flag_numbers[index][id(events)] = self.flag_kinds.setdefault(masks, len(self.flag_kinds))
+        return found
+
+    def _entry(self, index: int, copy: CopyKey, events: tuple[Event, ...], tag: int, membership: int) -> tuple:
+        """Copy ``index``'s cached moves from ``copy``: (moves, pairs, after keys, added bits, kept bits).
+
+        Made once per group of copies that move alike (same budget type and
+        limits, same flags on every event): the copies of one state often
+        hold the same key (with the counters' alphabet the copies without a
+        seed's flag always do), and only the memory bits name the copy.
+        """
+        shared_key = (self.groups[index], self._flags(index, events), copy, tag, membership)
+        shared = self.shared.get(shared_key)
+        if shared is None:
+            moves = self._moves(index, copy, events, membership)
+            shared = self.shared[shared_key] = (
+                moves, tuple([move.pair for move in moves]), tuple([move.after for move in moves]),
+                tuple([move.added for move in moves]), tuple([move.kept for move in moves]),
+            )
+        moves, pairs, afters, added, kept = shared
+        bit = 1 << index
+        numbers = self.key_numbers
+        return (
+            moves, pairs, afters, tuple([flag * bit for flag in added]), tuple([flag * bit for flag in kept]),
+            tuple([numbers.setdefault(after, len(numbers)) for after in afters]),
+        )
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1452,7 +1505,7 @@ class Expander:
         monitor.lookups_only = lookups_only
         monitor.flags = set()
         after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))
-        rows = tuple([move.row for move in moves])
+        rows = tuple([(name, move.before_snap, move.after_snap) for name, move in zip(ALL_COPIES, moves)])
         admitted = _NO_FLAGS
         if type(event) is Result:
             call_id = event.call_id
@@ -1507,9 +1560,11 @@ class Expander:
         if len(self.raw_seen) > CACHE_BOUNDS["raw children"]:
             self.raw_seen.clear()
         if sum(len(cache) for cache in self.moves) > CACHE_BOUNDS["moves"]:
-            for caches in (self.moves, self.steps, self.bare_steps, self.rows):
+            for caches in (self.moves, self.steps, self.bare_steps):
                 for cache in caches:
                     cache.clear()
+            self.rows.clear()
+            self.shared.clear()
 
     def _count_repeats(self) -> None:
         """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
@@ -1547,49 +1602,44 @@ class Expander:
                 self._trim()
             events = _events_of(key, self.config)
             tag = id(events)
-            rows = []
-            pair_rows = []
+            entries = []
             if unordered:
                 ids = key.ids
                 labels, duplicates, tag = self._labels(events)
-                added_rows = []
-                kept_rows = []
             for index, copy in enumerate(key.copies):
-                cache = caches[index]
                 # A copy's moves depend on its memory only through which of the alphabet's repeated ids it
                 # remembers; an alphabet without repeated ids (the counters') reads no memory at all.
                 membership = _membership(ids, index) if unordered and duplicates else 0
-                found = cache.get((copy, tag, membership))
+                found = caches[index].get((copy, tag, membership))
                 if found is None:
-                    moves = self._moves(index, copy, events, membership)
-                    found = cache[(copy, tag, membership)] = (
-                        moves, tuple([move.pair for move in moves]),
-                        tuple([move.added for move in moves]), tuple([move.kept for move in moves]),
-                    )
-                rows.append(found[0])
-                pair_rows.append(found[1])
-                if unordered:
-                    added_rows.append(found[2])
-                    kept_rows.append(found[3])
+                    found = caches[index][(copy, tag, membership)] = self._entry(index, copy, events, tag, membership)
+                entries.append(found)
+            columns = list(zip(*entries))
+            pair_columns = zip(*columns[1])
+            after_columns = list(zip(*columns[2]))
+            number_columns = list(zip(*columns[5]))
+            history_numbers = self.history_numbers
             if unordered:
-                added_masks = list(map(sum, zip(*added_rows)))
-                kept_masks = list(map(sum, zip(*kept_rows)))
-            state_history = history = key.history
-            history = (
-                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
-                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
-                history.lookups_only,
-            )
-            # Every move of a copy starts from the same snapshot: the state's own.
-            before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, rows)}
-            fresh_ids = {name: not snap.terminal for name, snap in before.items()}
-            for number, (event, moves, pairs) in enumerate(zip(events, zip(*rows), zip(*pair_rows))):
+                added_masks = list(map(sum, zip(*columns[3])))
+                kept_masks = list(map(sum, zip(*columns[4])))
+            state_history = key.history
+            state_number = history_numbers.setdefault(state_history, len(history_numbers))
+            # What judging needs (the moves by event, the history as the monitor keeps it, the snapshots
+            # before), made on the state's first step not judged before: often none is.
+            move_columns = None
+            for number, pairs in enumerate(pair_columns):
                 # A step is a pure function of the event, the history and each copy's snapshots (with
                 # its memory bit and admission): one judged already is judged again by counting it.
-                step_key = (id(event), state_history, pairs)
+                step_key = (id(events[number]), state_number, pairs)
                 verdict = verdicts.get(step_key) if memo else None
                 if verdict is None:
-                    violations, after_history, verdict = judge(event, moves, history, depth, before, fresh_ids)
+                    if move_columns is None:
+                        move_columns = list(zip(*columns[0]))
+                        history = self._history_dicts(state_history)
+                        # Every move of a copy starts from the same snapshot: the state's own.
+                        before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, columns[0])}
+                        fresh_ids = {name: not snap.terminal for name, snap in before.items()}
+                    violations, after_history, verdict = judge(events[number], move_columns[number], history, depth, before, fresh_ids)
                     if violations:
                         return children, (position, number, violations, False)
                     if memo:
@@ -1599,15 +1649,16 @@ class Expander:
                     after_history = verdict.history
                 if unordered:
                     after_ids = child_ids(ids, labels[number], added_masks[number], kept_masks[number])
-                    raw = (tuple([move.after for move in moves]), after_history, after_ids)
+                    raw = (number_columns[number], history_numbers.setdefault(after_history, len(history_numbers)), after_ids)
                 else:
                     after_ids = None
-                    raw = (tuple([move.after for move in moves]), after_history)
+                    raw = (number_columns[number], history_numbers.setdefault(after_history, len(history_numbers)))
                 # A raw child met before was canonicalized then: its canonical state is known already.
                 if raw in raw_seen:
                     continue
                 raw_seen.add(raw)
-                child = canonical(raw[0], after_history, canon, after_ids)
+                afters = after_columns[number]
+                child = canonical(afters, after_history, canon, after_ids)
                 if child in seen:
                     continue
                 # Kept for the rest of the search: its copies are shared with every other state holding them.
@@ -1617,7 +1668,7 @@ class Expander:
                 )
                 seen.add(child)
                 children.append((position, number, child))
-                bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)
+                bad = self.probe(afters[_R], afters[_P], depth + 1)
                 if bad:
                     return children, (position, number, bad, True)
         return children, None
@@ -1768,7 +1819,10 @@ def explore(
 
 def masks(moves: Sequence[Move]) -> tuple[int, int]:
     """Which copies took the event's id, which keep a memory (``Move.added``, ``Move.kept``): the masks ``child_ids`` reads."""
-    return sum(move.added for move in moves), sum(move.kept for move in moves)
+    return (
+        sum(move.added << index for index, move in enumerate(moves)),
+        sum(move.kept << index for index, move in enumerate(moves)),
+    )
 
 
 def _membership(ids: tuple, index: int) -> int:
