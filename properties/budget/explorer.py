@@ -216,6 +216,28 @@ def configurations(mode: bool | str) -> list[Config]:
 #: How deep ``--profile thorough`` searches the real limits with every event.
 THOROUGH_DEPTH = 10
 
+#: Roughly how long each configuration takes in one process (CPU seconds, measured on the development
+#: machine): only the order in which configurations run side by side reads it (largest first), never a
+#: result. An unknown configuration counts as small.
+EXPECTED_SECONDS = {
+    "small c3 t5": 5.0,
+    "small c4 t6": 4.0,
+    "small c4 t8 r2 f2": 300.0,
+    "real limits": 3.0,
+    "real limits, counters": 8.0,
+}
+
+
+def expected_seconds(config: Config) -> float:
+    """The scheduling hint of ``EXPECTED_SECONDS``; the real limits' searches scale with their depth."""
+    hint = EXPECTED_SECONDS.get(config.name, 0.0)
+    if config.max_depth is not None and config.limits == Limits():
+        # Each level of the real limits is a few times the one before (measured: about 3x, the counters' 1.7x).
+        growth = 1.7 if config.alphabet == "counters" else 3.0
+        base = 13 if config.alphabet == "counters" else 6
+        hint *= growth ** (config.max_depth - base)
+    return hint
+
 
 # -- the alphabet ----------------------------------------------------------------
 
@@ -958,7 +980,7 @@ def _canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _chain(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[State]:
+def _chain(parents: dict[State, tuple[State | None, int | None]], key: State) -> list[State]:
     """The canonical states from the start to ``key``, along the parent links."""
     chain = [key]
     while True:
@@ -971,14 +993,14 @@ def _chain(parents: dict[State, tuple[State | None, Event | None]], key: State) 
     return chain
 
 
-def _canonical_events(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
+def _canonical_events(parents: dict[State, tuple[State | None, int | None]], key: State, config: Config) -> list[Event]:
     """The events of the parent links, each read from its canonical parent: not a trace (see ``_trace``)."""
     events: list[Event] = []
     while True:
-        parent, event = parents[key]
+        parent, number = parents[key]
         if parent is None:
             break
-        events.append(event)
+        events.append(_event_at(parent, number, config))
         key = parent
     events.reverse()
     return events
@@ -1086,7 +1108,7 @@ def _trace(
 
 
 def _path(
-    config: Config, canon: Canon, parents: dict[State, tuple[State | None, Event | None]], key: State, number: int,
+    config: Config, canon: Canon, parents: dict[State, tuple[State | None, int | None]], key: State, number: int,
     invariant: str, probed: bool,
 ) -> tuple[tuple[Event, ...], tuple[Event, ...], bool]:
     """The counterexample of a violation found on event ``number`` from ``key``: (path, canonical events, exact).
@@ -1100,7 +1122,7 @@ def _path(
     second item is None so the counterexample says it may not replay, rather
     than raising and losing the violation the search did find.
     """
-    canonical_events = tuple(_canonical_events(parents, key)) + (_event_at(key, number, config),)
+    canonical_events = tuple(_canonical_events(parents, key, config)) + (_event_at(key, number, config),)
     if probed:
         canonical_events += (PROBE_EVENT,)
     trace = _trace(config, canon, _chain(parents, key), number, invariant, probed)
@@ -1389,14 +1411,19 @@ class Expander:
             )
         return found
 
-    def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int]:
-        """Per alphabet: its events' canonical labels (None: no id), whether any id is a repeat, and its family.
+    def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int, tuple]:
+        """Per alphabet: its events' labels (None: no id), whether any id is a repeat, its family, its step keys.
 
         Without ordered ids a move names no label (``Move.added`` is a bit),
         so alphabets that offer the same templates, each with a fresh or the
         same repeated id, have the same moves from a copy key: they are one
         family. The counters' alphabets differ only in the name of the fresh
         id (``remembered``), so they all are.
+
+        The step keys stand for the events in a verdict's key (``_Verdict``):
+        no predicate reads an id's name (whether the id was remembered is in
+        the moves), so an event made from a template is its template there,
+        and a step judged with a fresh ``c3`` is not judged again with ``c4``.
         """
         found = self.labels.get(id(events))
         if found is None:
@@ -1407,7 +1434,8 @@ class Expander:
                 for event, label in zip(events, labels)
             )
             family = self.families.setdefault(shape, len(self.families))
-            found = self.labels[id(events)] = (labels, any(label is not None and label < fresh for label in labels), family)
+            keys = tuple(id(_ORIGIN[id(event)][0]) if label is not None else id(event) for event, label in zip(events, labels))
+            found = self.labels[id(events)] = (labels, any(label is not None and label < fresh for label in labels), family, keys)
         return found
 
     def _plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple, ...]:
@@ -1471,17 +1499,18 @@ class Expander:
         shared = self.shared.get(shared_key)
         if shared is None:
             moves = self._moves(index, copy, events, membership)
+            numbers = self.key_numbers
             shared = self.shared[shared_key] = (
                 moves, tuple([move.pair for move in moves]), tuple([move.after for move in moves]),
                 tuple([move.added for move in moves]), tuple([move.kept for move in moves]),
+                tuple([numbers.setdefault(move.after, len(numbers)) for move in moves]),
             )
-        moves, pairs, afters, added, kept = shared
-        bit = 1 << index
-        numbers = self.key_numbers
-        return (
-            moves, pairs, afters, tuple([flag * bit for flag in added]), tuple([flag * bit for flag in kept]),
-            tuple([numbers.setdefault(after, len(numbers)) for after in afters]),
-        )
+        moves, pairs, afters, added, kept, numbers = shared
+        if not self.canon.ordered_ids:
+            bit = 1 << index
+            added = tuple([flag * bit for flag in added])
+            kept = tuple([flag * bit for flag in kept])
+        return moves, pairs, afters, added, kept, numbers
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1581,11 +1610,12 @@ class Expander:
             for name, count in verdict.coverage:
                 tally.coverage[name] += count * repeats
 
-    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
-        """Children new to this expander as (key index, event index, child); and the first violation, if any.
+    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None, int]:
+        """Children new to this expander as (key index, event index, child); the first violation, if any; the edges.
 
         A violation is (key index, event index, the step's violations, probe):
-        ``probe`` when it is B13's, found at the child that edge reached.
+        ``probe`` when it is B13's, found at the child that edge reached. The
+        edges are those taken, up to and including a violating one.
         """
         children: list[tuple[int, int, State]] = []
         seen = self.seen
@@ -1597,15 +1627,18 @@ class Expander:
         memo = self.memo
         intern = self.interned.setdefault
         unordered = not canon.ordered_ids
+        edges = 0
         for position, key in enumerate(keys):
             if not position % self._trim_every:
                 self._trim()
             events = _events_of(key, self.config)
+            edges += len(events)
             tag = id(events)
             entries = []
+            labels, duplicates, family, step_events = self._labels(events)
             if unordered:
                 ids = key.ids
-                labels, duplicates, tag = self._labels(events)
+                tag = family
             for index, copy in enumerate(key.copies):
                 # A copy's moves depend on its memory only through which of the alphabet's repeated ids it
                 # remembers; an alphabet without repeated ids (the counters') reads no memory at all.
@@ -1630,7 +1663,7 @@ class Expander:
             for number, pairs in enumerate(pair_columns):
                 # A step is a pure function of the event, the history and each copy's snapshots (with
                 # its memory bit and admission): one judged already is judged again by counting it.
-                step_key = (id(events[number]), state_number, pairs)
+                step_key = (step_events[number], state_number, pairs)
                 verdict = verdicts.get(step_key) if memo else None
                 if verdict is None:
                     if move_columns is None:
@@ -1641,7 +1674,7 @@ class Expander:
                         fresh_ids = {name: not snap.terminal for name, snap in before.items()}
                     violations, after_history, verdict = judge(events[number], move_columns[number], history, depth, before, fresh_ids)
                     if violations:
-                        return children, (position, number, violations, False)
+                        return children, (position, number, violations, False), edges - len(events) + number + 1
                     if memo:
                         verdicts[step_key] = verdict
                 else:
@@ -1670,8 +1703,8 @@ class Expander:
                 children.append((position, number, child))
                 bad = self.probe(afters[_R], afters[_P], depth + 1)
                 if bad:
-                    return children, (position, number, bad, True)
-        return children, None
+                    return children, (position, number, bad, True), edges - len(events) + number + 1
+        return children, None, edges
 
     def counts(self) -> Tally:
         """Check counts of this expander: every edge, plus B13 once per probed state (no coverage counts)."""
@@ -1699,8 +1732,8 @@ def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
             return
         fresh, start, stop, depth = message
         expander.seen.update(fresh)
-        children, violation = expander.expand(fresh[start:stop], depth)
-        connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:]))
+        children, violation, edges = expander.expand(fresh[start:stop], depth)
+        connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:], edges))
 
 
 class _Pool:
@@ -1723,22 +1756,23 @@ class _Pool:
             self.connections.append(mine)
             self.processes.append(process)
 
-    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
+    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None, int]:
         size = len(frontier)
         count = len(self.connections) + 1
         bounds = [size * index // count for index in range(count + 1)]
         for index, connection in enumerate(self.connections, start=1):
             connection.send((frontier, bounds[index], bounds[index + 1], depth))
-        children, violation = self.local.expand(frontier[: bounds[1]], depth)
+        children, violation, edges = self.local.expand(frontier[: bounds[1]], depth)
         children = list(children)
         for connection in self.connections:
-            found_children, found = connection.recv()
+            found_children, found, found_edges = connection.recv()
             if violation is None:
                 children.extend(found_children)
                 violation = found
+                edges += found_edges
         # The next level's states are known to every forked expander (they receive the frontier); here too.
         self.local.seen.update(child for _position, _number, child in children)
-        return children, violation
+        return children, violation, edges
 
     def close(self) -> Tally:
         total = Tally()
@@ -1764,7 +1798,8 @@ def explore(
     canon = canon or _canon_for(config)
     local = Expander(config, canon, memo)
     start, start_violations = local.start()
-    parents: dict[tuple, tuple[tuple | None, Event | None]] = {start: (None, None)}
+    #: Each state's parent and the number of the event (in the parent's alphabet) that reached it.
+    parents: dict[tuple, tuple[tuple | None, int | None]] = {start: (None, None)}
     pool = _Pool(config, canon, workers, local, memo) if workers > 1 else None
     frontier = [start]
     depth = 0
@@ -1777,19 +1812,17 @@ def explore(
     try:
         while frontier and not violations and (config.max_depth is None or depth < config.max_depth):
             if pool is not None:
-                children, found = pool.expand(frontier, depth)
+                children, found, level_edges = pool.expand(frontier, depth)
             else:
-                children, found = local.expand(frontier, depth)
+                children, found, level_edges = local.expand(frontier, depth)
             following: list[tuple] = []
             for position, number, child in children:
                 if child in parents:
                     continue
                 key = frontier[position]
-                parents[child] = (key, _event_at(key, number, config))
+                parents[child] = (key, number)
                 following.append(child)
-            last = found[0] if found is not None else len(frontier) - 1
-            edges += sum(len(_events_of(frontier[index], config)) for index in range(last))
-            edges += (found[1] + 1) if found is not None else len(_events_of(frontier[last], config))
+            edges += level_edges
             depth += 1
             if found is not None:
                 position, number, violations, probed = found
@@ -1863,16 +1896,20 @@ MODE_MAX_STATES = {"quick": QUICK_MAX_STATES, "default": MAX_STATES, "thorough":
 
 def run_explorer(
     quick: bool | str, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
+    workers: int | None = None,
 ) -> ExplorerResult:
     """Explore every configuration of a mode (``configurations``), stopping at the first violation.
 
-    The check counts are merged into ``tally``.
+    The check counts are merged into ``tally``. ``workers``: processes per
+    search (None: the mode's choice below).
     """
     mode = _mode(quick)
     rows = []
     counterexample = None
-    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores.
-    workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
+    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores,
+    # unless the caller runs configurations side by side (``properties.budget.drivers``).
+    if workers is None:
+        workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
     for config in configs if configs is not None else configurations(mode):
         row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
         rows.append(row)
