@@ -97,7 +97,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
@@ -784,7 +784,7 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon, ids: tuple |
     if canon.symmetry:
         best = _least_mirror(best)
     if canon.kinds and (best[_P].kinds or best[_PR].kinds):
-        other = tuple(swap_kinds(copy) for copy in best)
+        other = tuple([_swap_kinds(copy) for copy in best])
         if canon.symmetry:
             other = _least_mirror(other)
         if other < best:
@@ -793,6 +793,14 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon, ids: tuple |
 
 
 _MIRRORS: dict[CopyKey, CopyKey] = {}
+_SWAPPED: dict[CopyKey, CopyKey] = {}
+
+
+def _swap_kinds(key: CopyKey) -> CopyKey:
+    found = _SWAPPED.get(key)
+    if found is None:
+        found = _SWAPPED[key] = swap_kinds(key)
+    return found
 
 
 def _mirror(key: CopyKey) -> CopyKey:
@@ -1569,8 +1577,9 @@ class Expander:
         checked = tally.checked_steps
         checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
         found: list[Violation] = []
+        # The step's coverage is counted on its own (the verdict keeps it), then added to the tally's.
         coverage = tally.coverage
-        counted = dict(coverage)
+        tally.coverage = Counter()
         held = []
         for invariant_id, check, title in self.checks:
             exercised, problem = check(step)
@@ -1580,11 +1589,14 @@ class Expander:
             if problem is not None:
                 found.append(Violation(invariant_id, index, problem, title))
         monitor._count_coverage(event, before, after, admitted)
+        gained = tuple(tally.coverage.items())
+        tally.coverage = coverage
+        if gained:
+            coverage.update(dict(gained))
         if found:
             tally.violations.extend(found)
         tally.steps += 1
         history = monitor.history()
-        gained = tuple((name, count - counted.get(name, 0)) for name, count in coverage.items() if count != counted.get(name, 0))
         return found, history, _Verdict(history, tuple(held), gained)
 
     #: How often (in states expanded) the caches are measured against their bounds.
