@@ -162,11 +162,15 @@ def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[st
 def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int) -> list[tuple[str, Any, Any]]:
     """Every configuration in its own child, ``slots`` at a time, one process each; outcomes in ``configs`` order.
 
-    Started largest first (``explorer.EXPECTED_SECONDS``, longest first is
+    Started largest first (``explorer.expected_seconds``, longest first is
     the classic schedule for two machines), so that the small ones fill the
-    gaps at the end. Each outcome is ``_explore_with_deadline``'s; every child
-    shares one deadline. The outcomes do not depend on the schedule: each
-    search is deterministic and the caller reads them in ``configs`` order.
+    gaps at the end. A configuration expected to outlast all the others
+    together (the thorough set's largest scope) would end the run alone on
+    one core: it splits its levels over ``slots`` processes instead, and the
+    others run beside it. Each outcome is ``_explore_with_deadline``'s; every
+    child shares one deadline. The outcomes do not depend on the schedule:
+    each search is deterministic, with one process or several, and the caller
+    reads them in ``configs`` order.
     """
     import multiprocessing
     import signal
@@ -175,7 +179,9 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     explorer = explorer_module()
     context = multiprocessing.get_context("fork")
     deadline = time.perf_counter() + seconds
-    waiting = sorted(range(len(configs)), key=lambda number: -explorer.expected_seconds(configs[number]))
+    hints = [explorer.expected_seconds(config) for config in configs]
+    waiting = sorted(range(len(configs)), key=lambda number: -hints[number])
+    split = {number for number in waiting if hints[number] > sum(hints) - hints[number]}
     outcomes: list[Any] = [None] * len(configs)
     running: dict[Any, tuple[int, Any]] = {}
     try:
@@ -183,7 +189,8 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
             while waiting and len(running) < slots:
                 number = waiting.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_explorer_child, args=(sender, quick, configs[number], 1))
+                workers = slots if number in split else 1
+                process = context.Process(target=_explorer_child, args=(sender, quick, configs[number], workers))
                 process.start()
                 sender.close()
                 running[receiver] = (number, process)
@@ -257,7 +264,7 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     elapsed = time.perf_counter() - start
     configs = [
         {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,
-         "complete": r.complete, "seconds": round(r.seconds, 3)}
+         "complete": r.complete, "seconds": round(r.seconds, 3), "max_depth": r.max_depth}
         for r in rows
     ]
     details: dict[str, Any] = {"states": sum(r.states for r in rows), "edges": sum(r.edges for r in rows), "configurations": len(rows)}
