@@ -181,9 +181,11 @@ def configurations(mode: bool | str) -> list[Config]:
     """The explorations of one run: ``"quick"`` (or True), ``"default"`` (or False) or ``"thorough"``.
 
     ``quick`` is the set the unit tests and mutation runs use (a few seconds);
-    ``default`` the one a reviewer's ``python -m properties`` runs (its share
-    of the 60 s run is about 25 s on two quiet cores); ``thorough`` the one
-    ``--profile thorough`` runs (about 10 minutes).
+    ``default`` the one a reviewer's ``python -m properties`` runs (about 20
+    CPU seconds, side by side with the other drivers within the 60 s run);
+    ``thorough`` the one ``--profile thorough`` runs (about 500 CPU seconds,
+    most of it ``small c4 t8 r2 f2``, which splits its levels over both
+    cores; the whole thorough run took 523 s wall on two loaded cores).
 
     Small scopes keep corrected attempts at 2 (the two-per-run rule needs two)
     and a seen-calls cap of 1, so that eviction and the re-observation of an
