@@ -472,3 +472,26 @@ def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch,
     assert row.violation is not None and not row.exact and row.path == row.canonical_path
     origin = load_trace(result.counterexample.path).origin
     assert "may not replay" in origin and "does not reproduce on a fresh monitor" in origin
+
+
+# -- configurations side by side (``properties.budget.drivers``) -------------------------
+
+
+@pytest.mark.parametrize("dominant", [None, "small c1 t3"])
+def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeypatch, dominant):
+    """Run two at a time, largest first, one split over two processes or none: the same rows, in the set's order."""
+    from properties.budget import drivers
+
+    configs = configurations(True)
+    if dominant is not None:
+        # Expected to outlast the rest together: it splits its levels over the two processes (the children fork
+        # from this process, so they see the patched hint too).
+        monkeypatch.setattr(explorer, "expected_seconds", lambda config: 1000.0 if config.name == dominant else 1.0)
+    outcomes = drivers._explore_side_by_side(True, configs, 300.0, 2)
+    assert [status for status, _part, _result in outcomes] == ["ok"] * len(configs)
+    for config, (_status, part, result) in zip(configs, outcomes):
+        (row,) = result.rows
+        alone = explore(config, Tally(), max_states=explorer.QUICK_MAX_STATES)
+        assert row.name == config.name
+        assert (row.states, row.edges, row.depth, row.complete) == (alone.states, alone.edges, alone.depth, alone.complete)
+        assert part.steps == alone.edges
