@@ -23,6 +23,14 @@ Rows, each the median of ``--repeats`` runs in this process:
   merges more states (the refusal-kind symmetry), so it also runs each scope
   with that symmetry off: the same states as the old one, the fairest
   states-per-second ratio.
+* explorer against ``e84bbbf`` in wall seconds (``--no-wall`` leaves it out):
+  the same scopes and states (kind symmetry off), each explorer using both
+  cores the way its own runs do: one scope split over two processes
+  (``workers=2`` on both sides), and the whole compared set, which
+  ``e84bbbf`` explores one scope after the other, each split over two
+  processes, and this explorer's runs explore side by side, one scope per
+  core, largest first (``properties.budget.drivers``). These rows divide
+  by wall seconds, so they read the load of the machine: run them quiet.
 * explorer growth: states, edges and seconds of this explorer's proofs at
   consecutive 4 as the total cap grows (3, 4, 5, 6, 8), with the growth
   factor per step; a scope still running after ``--growth-seconds`` is cut
@@ -302,6 +310,74 @@ def bench_compare(repeats: int, workers: int, timeout: float, add: Any) -> None:
         )
 
 
+def _side_by_side(root: Path, jobs: list[dict[str, Any]], timeout: float, slots: int) -> tuple[list[dict[str, Any] | None], float]:
+    """The jobs in ``slots`` fresh interpreters at a time, longest first; their figures and the wall time of all."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from properties.budget import explorer
+
+    def hint(job: dict[str, Any]) -> float:
+        config = explorer.Config(job["name"], explorer.Limits(), job["depth"], explorer.SPEC_LIMITS, alphabet=job["alphabet"])
+        return explorer.expected_seconds(config) if job["scope"] is None else explorer.EXPECTED_SECONDS.get(job["name"], 0.0)
+
+    order = sorted(range(len(jobs)), key=lambda number: -hint(jobs[number]))
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=slots) as pool:
+        futures = {number: pool.submit(_explore_in, root, jobs[number], timeout) for number in order}
+        found = [futures[number].result() for number in range(len(jobs))]
+    return found, time.perf_counter() - start
+
+
+def bench_compare_wall(repeats: int, timeout: float, add: Any) -> None:
+    """States per wall second on the same states, each explorer using both cores its own way; medians of ``repeats``."""
+    with _Baseline() as old_root:
+        if old_root is None:
+            add(f"explorer vs {BASELINE} (wall)", "-", "no baseline worktree (git worktree add failed)")
+            return
+        total_old = total_new = 0.0
+        states_sum = 0
+        for name, scope, fingerprints, depth, alphabet in COMPARED:
+            walls: dict[str, list[float]] = {"old": [], "same": []}
+            states = {}
+            for number in range(repeats):
+                order = ("old", "same") if number % 2 == 0 else ("same", "old")
+                for side in order:
+                    root, module = (old_root, BASELINE_MODULE) if side == "old" else (ROOT, CURRENT_MODULE)
+                    found = _explore_in(root, _job(module, name, scope, fingerprints, depth, alphabet, 2, plain_kinds=side == "same"), timeout)
+                    if found is None:
+                        add(f"explorer {name} wall ({side})", "-", f"cut off after {timeout:.0f} s")
+                        return
+                    walls[side].append(found["wall"])
+                    states[side] = found["states"]
+            if states["same"] != states["old"]:
+                raise RuntimeError(f"bench: {name}: {states['same']} states against {BASELINE}'s {states['old']}")
+            old, new = _median(walls["old"]), _median(walls["same"])
+            total_old += old
+            states_sum += states["old"]
+            add(
+                f"explorer {name}: wall, 2 processes each", f"{(states['old'] / new) / (states['old'] / old):.2f}x",
+                f"{states['old']:,} states: {BASELINE} {states['old'] / old:,.0f} states per wall s ({old:.2f} s), "
+                f"now {states['old'] / new:,.0f} ({new:.2f} s)",
+            )
+        side_walls = []
+        for _ in range(repeats):
+            jobs = [
+                _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, 1, plain_kinds=True)
+                for name, scope, fingerprints, depth, alphabet in COMPARED
+            ]
+            found, wall = _side_by_side(ROOT, jobs, timeout, 2)
+            if any(item is None for item in found):
+                add("explorer compared set side by side (wall)", "-", f"cut off after {timeout:.0f} s")
+                return
+            side_walls.append(wall)
+        total_new = _median(side_walls)
+        add(
+            f"explorer all compared scopes vs {BASELINE} (wall)", f"{total_old / total_new:.2f}x",
+            f"states per wall second, same {states_sum:,} states: {BASELINE} one scope after the other, each over 2 processes, "
+            f"{total_old:.1f} s; now side by side, one process per scope, 2 at a time, {total_new:.1f} s",
+        )
+
+
 def bench_growth(workers: int, timeout: float, add: Any) -> None:
     """This explorer's proofs at consecutive 4 as the total cap grows, with the growth factor per step."""
     previous = None
@@ -366,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--explorer-repeats", type=int, default=3, help="runs per side and scope in the comparison (median)")
     parser.add_argument("--explorer-workers", type=int, default=1, help="processes per exploration in the comparison and growth rows")
     parser.add_argument("--growth-seconds", type=float, default=300.0, help="cut off a growth scope after this long")
+    parser.add_argument("--no-wall", action="store_true", help=f"leave out the wall-second comparison with {BASELINE} (two processes per side)")
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
         print("python -m properties.bench: --repeats, --traces, --examples, --explorer-repeats, --explorer-workers and --growth-seconds must be positive", file=sys.stderr)
@@ -380,6 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if not args.no_compare:
         bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add)
+        if not args.no_wall:
+            bench_compare_wall(args.explorer_repeats, 900.0, add)
     bench_growth(args.explorer_workers, args.growth_seconds, add)
     if args.only_explorer:
         _table(rows)

@@ -199,6 +199,7 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
             for _d, c in configs
         ]
         lines.extend(_table(("configuration", "limits", "states", "edges", "depth", "reach", "seconds", "states/s"), rows, markdown))
+        lines.extend(_proved([c for _d, c in configs]))
     for path in data["counterexamples"]:
         lines.append(f"counterexample: {path}")
     lines.append("")
@@ -212,6 +213,22 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
         + "".join(f" {part}" for part in data.get("selection", ()))
     )
     return "\n".join(lines)
+
+
+def _proved(configs: list[dict[str, Any]]) -> list[str]:
+    """What the explorer proved: the scopes brought to their fixpoint (the largest named), the depths searched."""
+    lines = []
+    complete = [c for c in configs if c["complete"]]
+    if complete:
+        largest = max(complete, key=lambda c: c["states"])
+        lines.append(
+            f"explorer proved to the fixpoint: {', '.join(c['name'] for c in complete)}; largest {largest['name']} "
+            f"({largest['limits']}): {largest['states']:,} states, {largest['edges']:,} edges, {largest['seconds']:.1f} s"
+        )
+    for c in configs:
+        if not c["complete"] and c.get("max_depth") is not None and c["depth"] >= c["max_depth"]:
+            lines.append(f"explorer searched {c['name']} to depth {c['depth']}: every trace of up to {c['depth']} events")
+    return lines
 
 
 def write(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:

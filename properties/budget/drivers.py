@@ -7,7 +7,10 @@
 * ``explorer``: every configuration of the exhaustive explorer
   (``properties.budget.explorer``), each in a child process with a time budget
   so that one still running is cut off and reported ``INCOMPLETE`` (no proof is
-  no pass) instead of stalling the run.
+  no pass) instead of stalling the run. Outside the quick set the
+  configurations run side by side, one child per core, largest first: each
+  search runs in one process, which costs less than splitting its levels
+  over the cores (no frontier sent between processes, one set of caches).
 
 Every driver runs in any process and returns plain, picklable data.
 """
@@ -111,17 +114,17 @@ def explorer_module() -> Any:
     return explorer
 
 
-def _explore_one(quick: bool, config: Any) -> tuple[Tally, Any]:
+def _explore_one(quick: bool, config: Any, workers: int | None = None) -> tuple[Tally, Any]:
     explorer = explorer_module()
     tally = Tally()
-    return tally, explorer.run_explorer(quick, tally, DEFAULT_DIR, configs=[config])
+    return tally, explorer.run_explorer(quick, tally, DEFAULT_DIR, configs=[config], workers=workers)
 
 
-def _explorer_child(connection: Any, quick: bool, config: Any) -> None:
+def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | None = None) -> None:
     # Its own process group, so that a cut-off also ends the explorer's own worker processes.
     os.setpgid(0, 0)
     try:
-        part, result = _explore_one(quick, config)
+        part, result = _explore_one(quick, config, workers)
         connection.send(("ok", part, result))
     except Exception as error:  # reported by the parent as a driver error
         connection.send(("error", f"{type(error).__name__}: {error}", None))
@@ -156,6 +159,65 @@ def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[st
         receiver.close()
 
 
+def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int) -> list[tuple[str, Any, Any]]:
+    """Every configuration in its own child, ``slots`` at a time, one process each; outcomes in ``configs`` order.
+
+    Started largest first (``explorer.expected_seconds``, longest first is
+    the classic schedule for two machines), so that the small ones fill the
+    gaps at the end. A configuration expected to outlast all the others
+    together (the thorough set's largest scope) would end the run alone on
+    one core: it splits its levels over ``slots`` processes instead, and the
+    others run beside it. Each outcome is ``_explore_with_deadline``'s; every
+    child shares one deadline. The outcomes do not depend on the schedule:
+    each search is deterministic, with one process or several, and the caller
+    reads them in ``configs`` order.
+    """
+    import multiprocessing
+    import signal
+    from multiprocessing.connection import wait
+
+    explorer = explorer_module()
+    context = multiprocessing.get_context("fork")
+    deadline = time.perf_counter() + seconds
+    hints = [explorer.expected_seconds(config) for config in configs]
+    waiting = sorted(range(len(configs)), key=lambda number: -hints[number])
+    split = {number for number in waiting if hints[number] > sum(hints) - hints[number]}
+    outcomes: list[Any] = [None] * len(configs)
+    running: dict[Any, tuple[int, Any]] = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < slots:
+                number = waiting.pop(0)
+                receiver, sender = context.Pipe(duplex=False)
+                workers = slots if number in split else 1
+                process = context.Process(target=_explorer_child, args=(sender, quick, configs[number], workers))
+                process.start()
+                sender.close()
+                running[receiver] = (number, process)
+            remaining = deadline - time.perf_counter()
+            ready = wait(list(running), timeout=max(0.0, remaining)) if remaining > 0 else []
+            if not ready:
+                break
+            for receiver in ready:
+                number, process = running.pop(receiver)
+                try:
+                    outcomes[number] = receiver.recv()
+                except EOFError:
+                    outcomes[number] = ("error", f"explorer child exited with status {process.exitcode}", None)
+                process.join()
+                receiver.close()
+    finally:
+        for receiver, (_number, process) in running.items():
+            if process.is_alive():
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    process.kill()
+            process.join()
+            receiver.close()
+    return [outcome if outcome is not None else ("cut", None, None) for outcome in outcomes]
+
+
 def run_explorer_driver(request: DriverRequest) -> DriverResult:
     """Every configuration of the explorer, each in a child process so that one past the time budget can be cut off.
 
@@ -173,15 +235,23 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     rows: list[Any] = []
     cut: list[str] = []
     counterexample = None
-    for config in explorer.configurations(quick):
+    configs = explorer.configurations(quick)
+    slots = 1 if quick is True else max(1, min(2, os.cpu_count() or 1))
+    # Side by side every configuration runs to its end; one after the other (the quick set, what mutation
+    # runs use) the first violation ends the run sooner. Read in order, both report the first one.
+    outcomes = _explore_side_by_side(quick, configs, seconds, slots) if slots > 1 else None
+    for number, config in enumerate(configs):
         if counterexample is not None:
             # The explorer stops at its first violation, as run_explorer does.
             break
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
-            cut.append(config.name)
-            continue
-        status, part, result = _explore_with_deadline(quick, config, remaining)
+        if outcomes is not None:
+            status, part, result = outcomes[number]
+        else:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                cut.append(config.name)
+                continue
+            status, part, result = _explore_with_deadline(quick, config, remaining)
         if status == "cut":
             cut.append(config.name)
             continue
@@ -194,7 +264,7 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     elapsed = time.perf_counter() - start
     configs = [
         {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,
-         "complete": r.complete, "seconds": round(r.seconds, 3)}
+         "complete": r.complete, "seconds": round(r.seconds, 3), "max_depth": r.max_depth}
         for r in rows
     ]
     details: dict[str, Any] = {"states": sum(r.states for r in rows), "edges": sum(r.edges for r in rows), "configurations": len(rows)}

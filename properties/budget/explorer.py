@@ -37,16 +37,28 @@ level:
   next state depends only on its own state and the event, so each copy key
   is stepped with each event once, by the real ``guard`` or ``reference``
   code, and the move reused wherever that copy key meets that event again
-  (``Expander._moves``; without eviction the memory of call ids is one bit
-  of the move, ``Expander._moves_unordered``);
+  (``Expander._moves``), by every copy of the same budget type and limits
+  that receives the same flags (``Expander._entry``);
+* ids: without eviction (the real limits, searched to a depth below the
+  seen-calls cap) the memory of call ids is one bit of a move
+  (``Expander._moves_unordered``) and lives in the state, not in the copy
+  keys (``State.ids``: per id the set of copies remembering it), so a copy
+  key's moves serve every state that holds it, whatever the ids; with
+  eviction (the small scopes, seen-calls cap 1) each key keeps its memory;
 * steps: every edge is judged by the catalogue's predicates through the
   monitor's own history update and coverage counts (``Expander.judge``, held
   equal to ``Monitor.step`` by a unit test), and a step equal to one judged
   before (same event, history and snapshots) is counted, not evaluated again
   (``_Verdict``), as B13, a property of a state rather than of a step, is
   checked once per distinct state of ``P`` (``Expander.probe``);
-* cores: the default and thorough sets split each level between this
-  process and a forked one.
+* cores: ``python -m properties`` runs the configurations of the default and
+  thorough sets side by side, one process each, largest first
+  (``properties.budget.drivers``); ``run_explorer`` alone (this module's
+  command line) splits each level between this process and a forked one.
+
+What stays exact: every edge is still judged (or counted as a step judged
+before, with the same predicates' inputs), every copy key still stepped by
+the real code; the caches only decide what is computed once.
 
 Why each search terminates (correct budgets; a broken one may not, hence the
 ``MAX_STATES`` safety net, which reports the configuration incomplete):
@@ -85,7 +97,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
@@ -169,9 +181,11 @@ def configurations(mode: bool | str) -> list[Config]:
     """The explorations of one run: ``"quick"`` (or True), ``"default"`` (or False) or ``"thorough"``.
 
     ``quick`` is the set the unit tests and mutation runs use (a few seconds);
-    ``default`` the one a reviewer's ``python -m properties`` runs (its share
-    of the 60 s run is about 25 s on two quiet cores); ``thorough`` the one
-    ``--profile thorough`` runs (about 10 minutes).
+    ``default`` the one a reviewer's ``python -m properties`` runs (about 20
+    CPU seconds, side by side with the other drivers within the 60 s run);
+    ``thorough`` the one ``--profile thorough`` runs (about 500 CPU seconds,
+    most of it ``small c4 t8 r2 f2``, which splits its levels over both
+    cores; the whole thorough run took 523 s wall on two loaded cores).
 
     Small scopes keep corrected attempts at 2 (the two-per-run rule needs two)
     and a seen-calls cap of 1, so that eviction and the re-observation of an
@@ -215,6 +229,28 @@ def configurations(mode: bool | str) -> list[Config]:
 
 #: How deep ``--profile thorough`` searches the real limits with every event.
 THOROUGH_DEPTH = 10
+
+#: Roughly how long each configuration takes in one process (CPU seconds, measured on the development
+#: machine): only the order in which configurations run side by side reads it (largest first), never a
+#: result. An unknown configuration counts as small.
+EXPECTED_SECONDS = {
+    "small c1 t3": 1.0,
+    "small c3 t5": 4.5,
+    "small c4 t6": 4.0,
+    "small c4 t8 r2 f2": 330.0,
+    "real limits": 2.1,
+    "real limits, counters": 7.7,
+}
+
+
+def expected_seconds(config: Config) -> float:
+    """The scheduling hint of ``EXPECTED_SECONDS``; the real limits' searches scale with their depth."""
+    hint = EXPECTED_SECONDS.get(config.name, 0.0)
+    if config.max_depth is not None and config.limits == Limits():
+        # Measured per level past the default depths: about 2.75x with every event, 1.75x with the counters'.
+        growth, base = (1.75, 13) if config.alphabet == "counters" else (2.75, 6)
+        hint *= growth ** (config.max_depth - base)
+    return hint
 
 
 # -- the alphabet ----------------------------------------------------------------
@@ -463,15 +499,34 @@ class History(NamedTuple):
 
 
 class State(NamedTuple):
-    """A canonical state: every copy in ``ALL_COPIES`` order, and the monitor's history."""
+    """A canonical state: every copy in ``ALL_COPIES`` order, the monitor's history, and (unordered) the ids.
+
+    With ordered ids (eviction possible) each copy key carries its own memory
+    of call ids. Without eviction (``Canon.ordered_ids`` off) the copy keys
+    carry none and ``ids`` holds the memory of every copy at once: per call id
+    the set of copies remembering it as a bit mask (bit ``i``: copy ``i`` of
+    ``ALL_COPIES``), ids with the same mask merged, sorted; label ``n`` is the
+    ``n``-th mask. That is exactly what ``_rename_ids`` keeps of the per-copy
+    memories, in a form that leaves the copy keys free of them, so that one
+    copy key (and its cached moves) serves every state whatever its ids.
+    """
 
     copies: tuple
     history: History
+    ids: tuple = ()
 
     @property
     def remembered(self) -> int:
         """How many distinct call ids the copies remember; they are labelled 0 .. remembered - 1."""
+        if self.ids:
+            return len(self.ids)
         return 1 + max((label for copy in self.copies for label in copy.seen), default=-1)
+
+    def seen_of(self, index: int) -> tuple:
+        """The labels copy ``index`` remembers (its own key's, or read off ``ids``)."""
+        if not self.ids:
+            return self.copies[index].seen
+        return tuple(number for number, mask in enumerate(self.ids) if mask >> index & 1)
 
 
 #: The one key every copy stopped for good is given once the reference is stopped (see ``_settled``).
@@ -655,8 +710,42 @@ def _renamed(memories: tuple, ordered: bool) -> tuple:
 _SETTLED: dict[tuple, History] = {}
 
 
-def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
+def id_masks(memories: Iterable[tuple]) -> tuple:
+    """``State.ids`` of per-copy memories (any names): per id the mask of copies remembering it, merged, sorted."""
+    masks: dict[Any, int] = {}
+    for index, seen in enumerate(memories):
+        bit = 1 << index
+        for call_id in seen:
+            masks[call_id] = masks.get(call_id, 0) | bit
+    return tuple(sorted(set(masks.values())))
+
+
+def child_ids(ids: tuple, label: int | None, added: int, alive: int) -> tuple:
+    """``State.ids`` after one step: ``added`` (a mask) took the event's id ``label``; copies outside ``alive`` forgot.
+
+    ``label`` is the event's canonical label (``len(ids)`` for a fresh id,
+    None for an event without one). Masks that become equal merge and an
+    empty one disappears, as ``id_masks`` would have it from the budgets.
+    """
+    if added and label is not None:
+        masks = list(ids)
+        if label < len(masks):
+            masks[label] |= added
+        else:
+            masks.append(added)
+    elif all(mask & alive == mask for mask in ids):
+        return ids
+    else:
+        masks = list(ids)
+    return tuple(sorted({mask & alive for mask in masks} - {0}))
+
+
+def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon, ids: tuple | None = None) -> State:
     """The canonical state of raw copy keys (``raw_key``) and the monitor's history.
+
+    Without ordered ids the copies' memories go to ``State.ids``: read from the
+    raw keys' ``seen``, or given as ``ids`` when the caller knows them
+    (``child_ids``; the raw keys then carry no memory).
 
     * Copies stopped for good, once the reference is settled, share one key
       (``_settled``).
@@ -680,6 +769,10 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
     """
     history = History._make(history)
     copies = list(raw)
+    if not canon.ordered_ids:
+        if ids is None:
+            ids = id_masks([copy.seen for copy in copies])
+            copies = [_with_seen(copy, ()) if copy.seen else copy for copy in copies]
     if canon.drop_dead and _settled(copies, history):
         copies = [DEAD if index == _R or copy.dead else copy for index, copy in enumerate(copies)]
         alive = tuple(not copy.dead for copy in raw)
@@ -687,20 +780,29 @@ def canonical(raw: Sequence[CopyKey], history: tuple, canon: Canon) -> State:
         if found is None:
             found = _SETTLED[(history, alive)] = _settled_history(history, raw)
         history = found
-    copies = _rename_ids(copies, canon.ordered_ids)
+    if canon.ordered_ids:
+        copies = _rename_ids(copies, True)
     best = tuple(copies)
     if canon.symmetry:
         best = _least_mirror(best)
     if canon.kinds and (best[_P].kinds or best[_PR].kinds):
-        other = tuple(swap_kinds(copy) for copy in best)
+        other = tuple([_swap_kinds(copy) for copy in best])
         if canon.symmetry:
             other = _least_mirror(other)
         if other < best:
             best = other
-    return State(best, history)
+    return State(best, history, ids or ())
 
 
 _MIRRORS: dict[CopyKey, CopyKey] = {}
+_SWAPPED: dict[CopyKey, CopyKey] = {}
+
+
+def _swap_kinds(key: CopyKey) -> CopyKey:
+    found = _SWAPPED.get(key)
+    if found is None:
+        found = _SWAPPED[key] = swap_kinds(key)
+    return found
 
 
 def _mirror(key: CopyKey) -> CopyKey:
@@ -748,6 +850,8 @@ def decode_copy(prototype: Any, key: CopyKey) -> Any:
 
 def decode(state: State, prototypes: Sequence[Any]) -> list[Any]:
     """Budgets in ``state`` (canonical names: ids c0, c1, ...), made from fresh ``prototypes``."""
+    if state.ids:
+        return [decode_copy(prototype, _with_seen(key, state.seen_of(index))) for index, (prototype, key) in enumerate(zip(prototypes, state.copies))]
     return [decode_copy(prototype, key) for prototype, key in zip(prototypes, state.copies)]
 
 
@@ -898,7 +1002,7 @@ def _canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _chain(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[State]:
+def _chain(parents: dict[State, tuple[State | None, int | None]], key: State) -> list[State]:
     """The canonical states from the start to ``key``, along the parent links."""
     chain = [key]
     while True:
@@ -911,14 +1015,14 @@ def _chain(parents: dict[State, tuple[State | None, Event | None]], key: State) 
     return chain
 
 
-def _canonical_events(parents: dict[State, tuple[State | None, Event | None]], key: State) -> list[Event]:
+def _canonical_events(parents: dict[State, tuple[State | None, int | None]], key: State, config: Config) -> list[Event]:
     """The events of the parent links, each read from its canonical parent: not a trace (see ``_trace``)."""
     events: list[Event] = []
     while True:
-        parent, event = parents[key]
+        parent, number = parents[key]
         if parent is None:
             break
-        events.append(event)
+        events.append(_event_at(parent, number, config))
         key = parent
     events.reverse()
     return events
@@ -1026,7 +1130,7 @@ def _trace(
 
 
 def _path(
-    config: Config, canon: Canon, parents: dict[State, tuple[State | None, Event | None]], key: State, number: int,
+    config: Config, canon: Canon, parents: dict[State, tuple[State | None, int | None]], key: State, number: int,
     invariant: str, probed: bool,
 ) -> tuple[tuple[Event, ...], tuple[Event, ...], bool]:
     """The counterexample of a violation found on event ``number`` from ``key``: (path, canonical events, exact).
@@ -1040,7 +1144,7 @@ def _path(
     second item is None so the counterexample says it may not replay, rather
     than raising and losing the violation the search did find.
     """
-    canonical_events = tuple(_canonical_events(parents, key)) + (_event_at(key, number, config),)
+    canonical_events = tuple(_canonical_events(parents, key, config)) + (_event_at(key, number, config),)
     if probed:
         canonical_events += (PROBE_EVENT,)
     trace = _trace(config, canon, _chain(parents, key), number, invariant, probed)
@@ -1088,10 +1192,13 @@ class Move(NamedTuple):
     seen: bool
     #: ``correct_fuse`` admitted the remedy (first calls only).
     admitted: bool
-    #: (copy name, before, after): the step's row for this copy.
-    row: tuple
     #: The same number for every move with the same snapshots, memory bit and admission (``Expander.pairs``).
+    #: It names no copy: a step's pairs are read by position, so copies that move alike share their moves.
     pair: int
+    #: Without ordered ids (``State.ids``): 1 when the copy took the event's id into its memory ...
+    added: int = 0
+    #: ... and 1 when it keeps a memory after the event (not stopped for good).
+    kept: int = 0
 
 
 _NO_FLAGS: dict[str, bool] = dict.fromkeys(ALL_COPIES, False)
@@ -1185,8 +1292,22 @@ class Expander:
         self.masks: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
         #: Per copy: alphabet (by identity) -> ``_plan``.
         self.plans: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
-        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition).
-        self.rows: list[dict[int, tuple]] = [{} for _ in ALL_COPIES]
+        #: Per copy: transition (by identity) -> (the step's row for it, its pair number, the transition, its key).
+        self.rows: dict[int, tuple] = {}
+        #: (group, flags, copy key, alphabet or family, membership) -> the moves every copy of that group
+        #: receiving those flags makes from that key: copies that move alike share them.
+        self.shared: dict[tuple, tuple] = {}
+        #: Per copy: alphabet (by identity) -> the flags it receives, as a number (``_flags``).
+        self.flag_numbers: list[dict[int, int]] = [{} for _ in ALL_COPIES]
+        self.flag_kinds: dict[tuple, int] = {}
+        #: Per alphabet (by identity): ``_labels``; and the families of alphabets met so far.
+        self.labels: dict[int, tuple] = {}
+        self.history_dicts: dict[History, tuple] = {}
+        #: A number per distinct after key and per distinct history: a raw child and a step are looked up by
+        #: small integers rather than by hashing nested tuples again at every edge.
+        self.key_numbers: dict[CopyKey, int] = {}
+        self.history_numbers: dict[tuple, int] = {}
+        self.families: dict[tuple, int] = {}
 
     def start(self) -> tuple[State, list[Violation]]:
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
@@ -1224,7 +1345,7 @@ class Expander:
             )
         return found
 
-    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int = 0) -> tuple[Move, ...]:
         """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept.
 
         Copies of one budget type with the same limits (every production
@@ -1233,7 +1354,7 @@ class Expander:
         move, so the transitions are shared between them (``_mask``).
         """
         if not self.canon.ordered_ids:
-            return self._moves_unordered(index, key, events)
+            return self._moves_unordered(index, key, events, membership)
         group = self.groups[index]
         known = self.steps[group].get(key)
         if known is None:
@@ -1251,47 +1372,93 @@ class Expander:
             out.append(self._move(index, transition, transition.after))
         return tuple(out)
 
-    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...]) -> tuple[Move, ...]:
+    def _moves_unordered(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int) -> tuple[Move, ...]:
         """The moves of a copy that never evicts an id (depth <= seen-calls cap): its memory read as one bit.
 
         Without eviction a budget reads its memory of call ids only to ask
         whether the receipt's id is in it, and it changes it only by adding
         that id. So the copy's move is made on a representative with the same
         counters and success memory, remembering one id ``r`` when the
-        event's id is remembered and none when it is fresh, through the real
-        code; the copy's memory afterwards is its own plus the event's id if
-        the representative added ``r``. Transitions are shared between copies
-        as in ``_moves``.
+        event's id is remembered (bit ``label`` of ``membership``: the labels
+        this copy remembers, read off ``State.ids``) and none when it is
+        fresh, through the real code; the move says whether the copy took the
+        id (``Move.added``) and whether it keeps a memory at all
+        (``Move.kept``), from which ``child_ids`` makes the child's ids. The
+        key carries no memory, so its moves serve every state it appears in
+        with the same membership. Transitions are shared between copies as in
+        ``_moves``.
         """
-        bare = _with_seen(key, ())
         group = self.groups[index]
-        known = self.bare_steps[group].get(bare)
+        known = self.bare_steps[group].get(key)
         if known is None:
-            known = self.bare_steps[group][bare] = {}
-        memory = key.seen
+            known = self.bare_steps[group][key] = {}
         drop_dead = self.canon.drop_dead
         #: The representative budgets, made when first needed: remembering nothing, remembering r.
         bases: list[Any] = [None, None]
         out = []
+        rows = self.rows
         for event, template, label, representative, mask in self._plan(index, events):
-            remembered = label is not None and label in memory
+            remembered = label is not None and (membership >> label) & 1
             slot = (template, remembered, mask)
             transition = known.get(slot)
             if transition is None:
                 budget = bases[remembered]
                 if budget is None:
                     budget = bases[remembered] = decode_copy(
-                        self.prototypes[index], _with_seen(bare, (_REPRESENTATIVE,) if remembered else ()),
+                        self.prototypes[index], _with_seen(key, (_REPRESENTATIVE,) if remembered else ()),
                     )
                 transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+            found = rows.get(id(transition))
+            if found is None:
+                found = self._row(transition)
             after = transition.after
-            if not (drop_dead and after.terminal and (index == 0 or not after.correction)):
-                # Not forgotten (``raw_key``): the copy keeps its memory, plus the event's id if the
-                # representative added r for it.
-                added = not remembered and _REPRESENTATIVE in after.seen
-                after = _with_seen(after, (label,) + memory if added else memory)
-            out.append(self._move(index, transition, after))
+            # Forgotten (``raw_key``) when stopped for good; otherwise the copy keeps its memory and adds
+            # the event's id if the representative added r for it.
+            kept = 0 if drop_dead and after.terminal and (index == 0 or not after.correction) else 1
+            added = 1 if kept and not remembered and _REPRESENTATIVE in after.seen else 0
+            out.append(_new_key(Move, (
+                found[1], transition.before_snap, transition.after_snap, transition.seen, transition.admitted,
+                found[0], added, kept,
+            )))
         return tuple(out)
+
+    def _history_dicts(self, history: History) -> tuple:
+        """The monitor's history as its dictionaries (``judge`` copies them), once per distinct history."""
+        found = self.history_dicts.get(history)
+        if found is None:
+            found = self.history_dicts[history] = (
+                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
+                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
+                history.lookups_only,
+            )
+        return found
+
+    def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int, tuple]:
+        """Per alphabet: its events' labels (None: no id), whether any id is a repeat, its family, its step keys.
+
+        Without ordered ids a move names no label (``Move.added`` is a bit),
+        so alphabets that offer the same templates, each with a fresh or the
+        same repeated id, have the same moves from a copy key: they are one
+        family. The counters' alphabets differ only in the name of the fresh
+        id (``remembered``), so they all are.
+
+        The step keys stand for the events in a verdict's key (``_Verdict``):
+        no predicate reads an id's name (whether the id was remembered is in
+        the moves), so an event made from a template is its template there,
+        and a step judged with a fresh ``c3`` is not judged again with ``c4``.
+        """
+        found = self.labels.get(id(events))
+        if found is None:
+            labels = tuple(_ORIGIN[id(event)][1] if id(event) in _ORIGIN else None for event in events)
+            fresh = max((label for label in labels if label is not None), default=0)
+            shape = tuple(
+                (id(event), None) if label is None else (id(_ORIGIN[id(event)][0]), "fresh" if label == fresh else label)
+                for event, label in zip(events, labels)
+            )
+            family = self.families.setdefault(shape, len(self.families))
+            keys = tuple(id(_ORIGIN[id(event)][0]) if label is not None else id(event) for event, label in zip(events, labels))
+            found = self.labels[id(events)] = (labels, any(label is not None and label < fresh for label in labels), family, keys)
+        return found
 
     def _plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple, ...]:
         """Per event of an alphabet: (event, its template's id, its id's label, the representative event, flags)."""
@@ -1317,16 +1484,55 @@ class Expander:
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 
+    def _row(self, transition: Transition) -> tuple:
+        """(its pair number, its after key without memory, the transition), kept per transition."""
+        pair = self.pairs.setdefault(
+            (transition.before_snap, transition.after_snap, transition.seen, transition.admitted), len(self.pairs),
+        )
+        after = transition.after
+        # The transition is kept with its pair, so that its id stays its own.
+        found = self.rows[id(transition)] = (pair, _with_seen(after, ()) if after.seen else after, transition)
+        return found
+
     def _move(self, index: int, transition: Transition, after: CopyKey) -> Move:
-        rows = self.rows[index]
-        known = rows.get(id(transition))
+        known = self.rows.get(id(transition))
         if known is None:
-            row = (ALL_COPIES[index], transition.before_snap, transition.after_snap)
-            pair = self.pairs.setdefault((row, transition.seen, transition.admitted), len(self.pairs))
-            # The transition is kept with its row, so that its id stays its own.
-            known = rows[id(transition)] = (row, pair, transition)
+            known = self._row(transition)
         # ``Move(...)`` without the named tuple's Python-level constructor: this runs once per copy and event.
-        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], known[1]))
+        return _new_key(Move, (after, transition.before_snap, transition.after_snap, transition.seen, transition.admitted, known[0], 0, 0))
+
+    def _flags(self, index: int, events: tuple[Event, ...]) -> int:
+        """The flags copy ``index`` receives on every event of ``events``, as a number: equal numbers, equal moves."""
+        found = self.flag_numbers[index].get(id(events))
+        if found is None:
+            masks = tuple(row[4] for row in self._plan(index, events))
+            found = self.flag_numbers[index][id(events)] = self.flag_kinds.setdefault(masks, len(self.flag_kinds))
+        return found
+
+    def _entry(self, index: int, copy: CopyKey, events: tuple[Event, ...], tag: int, membership: int) -> tuple:
+        """Copy ``index``'s cached moves from ``copy``: (moves, pairs, after keys, added bits, kept bits).
+
+        Made once per group of copies that move alike (same budget type and
+        limits, same flags on every event): the copies of one state often
+        hold the same key (with the counters' alphabet the copies without a
+        seed's flag always do), and only the memory bits name the copy.
+        """
+        shared_key = (self.groups[index], self._flags(index, events), copy, tag, membership)
+        shared = self.shared.get(shared_key)
+        if shared is None:
+            moves = self._moves(index, copy, events, membership)
+            numbers = self.key_numbers
+            shared = self.shared[shared_key] = (
+                moves, tuple([move.pair for move in moves]), tuple([move.after for move in moves]),
+                tuple([move.added for move in moves]), tuple([move.kept for move in moves]),
+                tuple([numbers.setdefault(move.after, len(numbers)) for move in moves]),
+            )
+        moves, pairs, afters, added, kept, numbers = shared
+        if not self.canon.ordered_ids:
+            bit = 1 << index
+            added = tuple([flag * bit for flag in added])
+            kept = tuple([flag * bit for flag in kept])
+        return moves, pairs, afters, added, kept, numbers
 
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
@@ -1350,7 +1556,7 @@ class Expander:
         monitor.lookups_only = lookups_only
         monitor.flags = set()
         after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))
-        rows = tuple([move.row for move in moves])
+        rows = tuple([(name, move.before_snap, move.after_snap) for name, move in zip(ALL_COPIES, moves)])
         admitted = _NO_FLAGS
         if type(event) is Result:
             call_id = event.call_id
@@ -1373,8 +1579,9 @@ class Expander:
         checked = tally.checked_steps
         checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
         found: list[Violation] = []
+        # The step's coverage is counted on its own (the verdict keeps it), then added to the tally's.
         coverage = tally.coverage
-        counted = dict(coverage)
+        tally.coverage = Counter()
         held = []
         for invariant_id, check, title in self.checks:
             exercised, problem = check(step)
@@ -1384,11 +1591,14 @@ class Expander:
             if problem is not None:
                 found.append(Violation(invariant_id, index, problem, title))
         monitor._count_coverage(event, before, after, admitted)
+        gained = tuple(tally.coverage.items())
+        tally.coverage = coverage
+        if gained:
+            coverage.update(dict(gained))
         if found:
             tally.violations.extend(found)
         tally.steps += 1
         history = monitor.history()
-        gained = tuple((name, count - counted.get(name, 0)) for name, count in coverage.items() if count != counted.get(name, 0))
         return found, history, _Verdict(history, tuple(held), gained)
 
     #: How often (in states expanded) the caches are measured against their bounds.
@@ -1405,9 +1615,11 @@ class Expander:
         if len(self.raw_seen) > CACHE_BOUNDS["raw children"]:
             self.raw_seen.clear()
         if sum(len(cache) for cache in self.moves) > CACHE_BOUNDS["moves"]:
-            for caches in (self.moves, self.steps, self.bare_steps, self.rows):
+            for caches in (self.moves, self.steps, self.bare_steps):
                 for cache in caches:
                     cache.clear()
+            self.rows.clear()
+            self.shared.clear()
 
     def _count_repeats(self) -> None:
         """Add the counts of every repeated step (``_Verdict``) to the tally, once."""
@@ -1424,11 +1636,12 @@ class Expander:
             for name, count in verdict.coverage:
                 tally.coverage[name] += count * repeats
 
-    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
-        """Children new to this expander as (key index, event index, child); and the first violation, if any.
+    def expand(self, keys: Sequence[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None, int]:
+        """Children new to this expander as (key index, event index, child); the first violation, if any; the edges.
 
         A violation is (key index, event index, the step's violations, probe):
-        ``probe`` when it is B13's, found at the child that edge reached.
+        ``probe`` when it is B13's, found at the child that edge reached. The
+        edges are those taken, up to and including a violating one.
         """
         children: list[tuple[int, int, State]] = []
         seen = self.seen
@@ -1439,60 +1652,85 @@ class Expander:
         verdicts = self.verdicts
         memo = self.memo
         intern = self.interned.setdefault
+        unordered = not canon.ordered_ids
+        edges = 0
         for position, key in enumerate(keys):
             if not position % self._trim_every:
                 self._trim()
             events = _events_of(key, self.config)
+            edges += len(events)
             tag = id(events)
-            rows = []
-            pair_rows = []
+            entries = []
+            labels, duplicates, family, step_events = self._labels(events)
+            if unordered:
+                ids = key.ids
+                tag = family
             for index, copy in enumerate(key.copies):
-                cache = caches[index]
-                found = cache.get((copy, tag))
+                # A copy's moves depend on its memory only through which of the alphabet's repeated ids it
+                # remembers; an alphabet without repeated ids (the counters') reads no memory at all.
+                membership = _membership(ids, index) if unordered and duplicates else 0
+                found = caches[index].get((copy, tag, membership))
                 if found is None:
-                    moves = self._moves(index, copy, events)
-                    found = cache[(copy, tag)] = (moves, tuple(move.pair for move in moves))
-                rows.append(found[0])
-                pair_rows.append(found[1])
-            state_history = history = key.history
-            history = (
-                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
-                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
-                history.lookups_only,
-            )
-            # Every move of a copy starts from the same snapshot: the state's own.
-            before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, rows)}
-            fresh_ids = {name: not snap.terminal for name, snap in before.items()}
-            for number, (event, moves, pairs) in enumerate(zip(events, zip(*rows), zip(*pair_rows))):
+                    found = caches[index][(copy, tag, membership)] = self._entry(index, copy, events, tag, membership)
+                entries.append(found)
+            columns = list(zip(*entries))
+            pair_columns = zip(*columns[1])
+            after_columns = list(zip(*columns[2]))
+            number_columns = list(zip(*columns[5]))
+            history_numbers = self.history_numbers
+            if unordered:
+                added_masks = list(map(sum, zip(*columns[3])))
+                kept_masks = list(map(sum, zip(*columns[4])))
+            state_history = key.history
+            state_number = history_numbers.setdefault(state_history, len(history_numbers))
+            # What judging needs (the moves by event, the history as the monitor keeps it, the snapshots
+            # before), made on the state's first step not judged before: often none is.
+            move_columns = None
+            for number, pairs in enumerate(pair_columns):
                 # A step is a pure function of the event, the history and each copy's snapshots (with
                 # its memory bit and admission): one judged already is judged again by counting it.
-                step_key = (id(event), state_history, pairs)
+                step_key = (step_events[number], state_number, pairs)
                 verdict = verdicts.get(step_key) if memo else None
                 if verdict is None:
-                    violations, after_history, verdict = judge(event, moves, history, depth, before, fresh_ids)
+                    if move_columns is None:
+                        move_columns = list(zip(*columns[0]))
+                        history = self._history_dicts(state_history)
+                        # Every move of a copy starts from the same snapshot: the state's own.
+                        before = {name: moves[0].before_snap for name, moves in zip(ALL_COPIES, columns[0])}
+                        fresh_ids = {name: not snap.terminal for name, snap in before.items()}
+                    violations, after_history, verdict = judge(events[number], move_columns[number], history, depth, before, fresh_ids)
                     if violations:
-                        return children, (position, number, violations, False)
+                        return children, (position, number, violations, False), edges - len(events) + number + 1
                     if memo:
                         verdicts[step_key] = verdict
                 else:
                     verdict.repeats += 1
                     after_history = verdict.history
-                raw = (tuple([move.after for move in moves]), after_history)
+                if unordered:
+                    after_ids = child_ids(ids, labels[number], added_masks[number], kept_masks[number])
+                    raw = (number_columns[number], history_numbers.setdefault(after_history, len(history_numbers)), after_ids)
+                else:
+                    after_ids = None
+                    raw = (number_columns[number], history_numbers.setdefault(after_history, len(history_numbers)))
                 # A raw child met before was canonicalized then: its canonical state is known already.
                 if raw in raw_seen:
                     continue
                 raw_seen.add(raw)
-                child = canonical(raw[0], after_history, canon)
+                afters = after_columns[number]
+                child = canonical(afters, after_history, canon, after_ids)
                 if child in seen:
                     continue
                 # Kept for the rest of the search: its copies are shared with every other state holding them.
-                child = State(tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history))
+                child = State(
+                    tuple([intern(copy, copy) for copy in child.copies]), intern(child.history, child.history),
+                    intern(child.ids, child.ids),
+                )
                 seen.add(child)
                 children.append((position, number, child))
-                bad = self.probe(moves[_R].after, moves[_P].after, depth + 1)
+                bad = self.probe(afters[_R], afters[_P], depth + 1)
                 if bad:
-                    return children, (position, number, bad, True)
-        return children, None
+                    return children, (position, number, bad, True), edges - len(events) + number + 1
+        return children, None, edges
 
     def counts(self) -> Tally:
         """Check counts of this expander: every edge, plus B13 once per probed state (no coverage counts)."""
@@ -1520,8 +1758,8 @@ def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
             return
         fresh, start, stop, depth = message
         expander.seen.update(fresh)
-        children, violation = expander.expand(fresh[start:stop], depth)
-        connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:]))
+        children, violation, edges = expander.expand(fresh[start:stop], depth)
+        connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:], edges))
 
 
 class _Pool:
@@ -1544,22 +1782,23 @@ class _Pool:
             self.connections.append(mine)
             self.processes.append(process)
 
-    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None]:
+    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None, int]:
         size = len(frontier)
         count = len(self.connections) + 1
         bounds = [size * index // count for index in range(count + 1)]
         for index, connection in enumerate(self.connections, start=1):
             connection.send((frontier, bounds[index], bounds[index + 1], depth))
-        children, violation = self.local.expand(frontier[: bounds[1]], depth)
+        children, violation, edges = self.local.expand(frontier[: bounds[1]], depth)
         children = list(children)
         for connection in self.connections:
-            found_children, found = connection.recv()
+            found_children, found, found_edges = connection.recv()
             if violation is None:
                 children.extend(found_children)
                 violation = found
+                edges += found_edges
         # The next level's states are known to every forked expander (they receive the frontier); here too.
         self.local.seen.update(child for _position, _number, child in children)
-        return children, violation
+        return children, violation, edges
 
     def close(self) -> Tally:
         total = Tally()
@@ -1585,7 +1824,8 @@ def explore(
     canon = canon or _canon_for(config)
     local = Expander(config, canon, memo)
     start, start_violations = local.start()
-    parents: dict[tuple, tuple[tuple | None, Event | None]] = {start: (None, None)}
+    #: Each state's parent and the number of the event (in the parent's alphabet) that reached it.
+    parents: dict[tuple, tuple[tuple | None, int | None]] = {start: (None, None)}
     pool = _Pool(config, canon, workers, local, memo) if workers > 1 else None
     frontier = [start]
     depth = 0
@@ -1598,19 +1838,17 @@ def explore(
     try:
         while frontier and not violations and (config.max_depth is None or depth < config.max_depth):
             if pool is not None:
-                children, found = pool.expand(frontier, depth)
+                children, found, level_edges = pool.expand(frontier, depth)
             else:
-                children, found = local.expand(frontier, depth)
+                children, found, level_edges = local.expand(frontier, depth)
             following: list[tuple] = []
             for position, number, child in children:
                 if child in parents:
                     continue
                 key = frontier[position]
-                parents[child] = (key, _event_at(key, number, config))
+                parents[child] = (key, number)
                 following.append(child)
-            last = found[0] if found is not None else len(frontier) - 1
-            edges += sum(len(_events_of(frontier[index], config)) for index in range(last))
-            edges += (found[1] + 1) if found is not None else len(_events_of(frontier[last], config))
+            edges += level_edges
             depth += 1
             if found is not None:
                 position, number, violations, probed = found
@@ -1636,6 +1874,23 @@ def explore(
         exact=exact, canonical_path=canonical_path if violations else None,
         tally=counts, max_depth=config.max_depth, reached=frozenset(parents) if keep_states else frozenset(),
     )
+
+
+def masks(moves: Sequence[Move]) -> tuple[int, int]:
+    """Which copies took the event's id, which keep a memory (``Move.added``, ``Move.kept``): the masks ``child_ids`` reads."""
+    return (
+        sum(move.added << index for index, move in enumerate(moves)),
+        sum(move.kept << index for index, move in enumerate(moves)),
+    )
+
+
+def _membership(ids: tuple, index: int) -> int:
+    """The labels copy ``index`` remembers, as a mask (bit ``n``: label ``n``), read off ``State.ids``."""
+    out = 0
+    for number, mask in enumerate(ids):
+        if mask >> index & 1:
+            out |= 1 << number
+    return out
 
 
 def _merge(first: Tally, second: Tally) -> Tally:
@@ -1667,16 +1922,20 @@ MODE_MAX_STATES = {"quick": QUICK_MAX_STATES, "default": MAX_STATES, "thorough":
 
 def run_explorer(
     quick: bool | str, tally: Tally, out_dir: Path = DEFAULT_DIR, configs: Iterable[Config] | None = None,
+    workers: int | None = None,
 ) -> ExplorerResult:
     """Explore every configuration of a mode (``configurations``), stopping at the first violation.
 
-    The check counts are merged into ``tally``.
+    The check counts are merged into ``tally``. ``workers``: processes per
+    search (None: the mode's choice below).
     """
     mode = _mode(quick)
     rows = []
     counterexample = None
-    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores.
-    workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
+    # The quick set runs in process (unit tests, mutation runs); the others split each level over the cores,
+    # unless the caller runs configurations side by side (``properties.budget.drivers``).
+    if workers is None:
+        workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
     for config in configs if configs is not None else configurations(mode):
         row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
         rows.append(row)

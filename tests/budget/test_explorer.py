@@ -228,7 +228,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
     edges = 0
     for state in sorted(result.reached):
         events = explorer._events_of(state, scope)
-        rows = [expander._moves(index, copy, events) for index, copy in enumerate(state.copies)]
+        rows = [expander._moves(index, copy, events, explorer._membership(state.ids, index)) for index, copy in enumerate(state.copies)]
         before = {name: moves[0].before_snap for name, moves in zip(explorer.ALL_COPIES, rows)}
         fresh = {name: not snap.terminal for name, snap in before.items()}
         history = state.history
@@ -237,7 +237,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
             dict(zip(explorer._ADMISSION_KEYS, history.streak)), dict(zip(explorer._ADMISSION_KEYS, history.doubles)),
             history.lookups_only,
         )
-        for event, moves in zip(events, zip(*rows)):
+        for number, (event, moves) in enumerate(zip(events, zip(*rows))):
             expander.tally = expander.edge_monitor.tally = Tally()
             found, after_history, _verdict = expander.judge(event, moves, dicts, 3, before, fresh)
             budgets = decode(state, prototypes)
@@ -252,7 +252,11 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
             assert (expander.tally.exercised, expander.tally.coverage, expander.tally.checked_steps, expander.tally.steps) == (
                 tally.exercised, tally.coverage, tally.checked_steps, tally.steps
             ), event
-            child = explorer.canonical([move.after for move in moves], after_history, canon)
+            ids = None
+            if not canon.ordered_ids:
+                # Without eviction the copy keys carry no memory: the child's ids come from the moves' bits.
+                ids = explorer.child_ids(state.ids, expander._labels(events)[0][number], *explorer.masks(moves))
+            child = explorer.canonical([move.after for move in moves], after_history, canon, ids)
             assert child == encode(budgets, monitor.history(), canon), event
             edges += 1
     # A bounded search does not expand its last level; this test does.
@@ -468,3 +472,26 @@ def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch,
     assert row.violation is not None and not row.exact and row.path == row.canonical_path
     origin = load_trace(result.counterexample.path).origin
     assert "may not replay" in origin and "does not reproduce on a fresh monitor" in origin
+
+
+# -- configurations side by side (``properties.budget.drivers``) -------------------------
+
+
+@pytest.mark.parametrize("dominant", [None, "small c1 t3"])
+def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeypatch, dominant):
+    """Run two at a time, largest first, one split over two processes or none: the same rows, in the set's order."""
+    from properties.budget import drivers
+
+    configs = configurations(True)
+    if dominant is not None:
+        # Expected to outlast the rest together: it splits its levels over the two processes (the children fork
+        # from this process, so they see the patched hint too).
+        monkeypatch.setattr(explorer, "expected_seconds", lambda config: 1000.0 if config.name == dominant else 1.0)
+    outcomes = drivers._explore_side_by_side(True, configs, 300.0, 2)
+    assert [status for status, _part, _result in outcomes] == ["ok"] * len(configs)
+    for config, (_status, part, result) in zip(configs, outcomes):
+        (row,) = result.rows
+        alone = explore(config, Tally(), max_states=explorer.QUICK_MAX_STATES)
+        assert row.name == config.name
+        assert (row.states, row.edges, row.depth, row.complete) == (alone.states, alone.edges, alone.depth, alone.complete)
+        assert part.steps == alone.edges
