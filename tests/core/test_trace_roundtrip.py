@@ -82,12 +82,15 @@ def _pooled_events() -> st.SearchStrategy[list[Event]]:
 
 
 def _stateful_traces() -> st.SearchStrategy[list[Event]]:
-    """Traces the state machine builds: run it for a few examples once and keep every trace it made.
+    """Traces the state machine builds: run it for a few examples once, at import, and keep every trace it made.
 
-    Deferred to the first draw: at import, a broken guard (a mutant) would fail the collection of this
-    whole module, and Hypothesis would shrink that failure where no test deadline applies.
+    At import, so that processes forked after collection (mutmut's per-mutant runs, the catalogue's warm
+    forks) inherit the traces instead of each running the machine again. The machine's traces are inputs
+    here, not a verdict: a failure while recording (a broken guard under mutation) keeps the traces made so
+    far and is not shrunk, so it can neither stall nor fail the collection; the tests judge the guard.
     """
-    return st.deferred(lambda: st.sampled_from(_state_machine_traces()))
+    traces = _state_machine_traces()
+    return st.sampled_from(traces) if traces else st.nothing()
 
 
 _STATEFUL_CACHE: list[list[Event]] = []
@@ -95,6 +98,7 @@ _STATEFUL_CACHE: list[list[Event]] = []
 
 def _state_machine_traces() -> list[list[Event]]:
     if not _STATEFUL_CACHE:
+        from hypothesis import Phase
         from hypothesis.stateful import run_state_machine_as_test
 
         captured: list[list[Event]] = []
@@ -105,9 +109,13 @@ def _state_machine_traces() -> list[list[Event]]:
                 if len(self.events) == 1:
                     captured.append(self.events)
 
-        run_state_machine_as_test(Recording, settings=settings(max_examples=25, deadline=None, database=None,
-                                                               derandomize=True, stateful_step_count=40,
-                                                               suppress_health_check=list(HealthCheck)))
+        try:
+            run_state_machine_as_test(Recording, settings=settings(max_examples=25, deadline=None, database=None,
+                                                                   derandomize=True, stateful_step_count=40,
+                                                                   phases=[Phase.generate],
+                                                                   suppress_health_check=list(HealthCheck)))
+        except Exception:  # recorded traces stay inputs; the failure itself is for the guard's tests to find
+            pass
         _STATEFUL_CACHE.extend(trace for trace in captured if trace)
     return _STATEFUL_CACHE
 
