@@ -70,6 +70,17 @@ def _tail(text: str, lines: int = 12) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def read_failures(killers: Path) -> list[str]:
+    """The failing test ids ``mutations.pytest_plugin`` recorded in ``killers``, first failure first, each once."""
+    failures: list[str] = []
+    if killers.is_file():
+        for line in killers.read_text(encoding="utf-8", errors="replace").splitlines():
+            nodeid = line.partition("\t")[2]
+            if nodeid and nodeid not in failures:
+                failures.append(nodeid)
+    return failures
+
+
 def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bool, timeout: float,
                extra: tuple[str, ...] = (), priority: list[str] | None = None) -> Outcome:
     import time
@@ -92,12 +103,7 @@ def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bo
         code = None
         output = (expired.stdout or b"").decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
     seconds = time.monotonic() - started
-    failures: list[str] = []
-    if killers.is_file():
-        for line in killers.read_text(encoding="utf-8", errors="replace").splitlines():
-            nodeid = line.partition("\t")[2]
-            if nodeid and nodeid not in failures:
-                failures.append(nodeid)
+    failures = read_failures(killers)
     killer = failures[0] if failures else None
     if killer is None and code not in (0, None):
         killer = f"pytest exit {code}"

@@ -263,13 +263,9 @@ def _child(job: dict[str, Any], root: Path, result_path: Path) -> None:
             exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"))
         else:
             exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
-        failures: list[str] = []
-        if killers.is_file():
-            for line in killers.read_text(encoding="utf-8", errors="replace").splitlines():
-                nodeid = line.partition("\t")[2]
-                if nodeid and nodeid not in failures:
-                    failures.append(nodeid)
-        from mutations.scratch import violated_invariant
+        from mutations.scratch import read_failures, violated_invariant
+
+        failures = read_failures(killers)
 
         outcome = {"exit_code": exit_code, "output_tail": "\n".join(output.rstrip().splitlines()[-12:]),
                    "invariant": violated_invariant(output) if exit_code not in (0, None) else None,

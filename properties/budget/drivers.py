@@ -135,7 +135,6 @@ def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | No
 def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[str, Any, Any]:
     """("ok", tally, result), ("error", message, None) or ("cut", None, None) after ``seconds``."""
     import multiprocessing
-    import signal
 
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
@@ -150,13 +149,20 @@ def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[st
                 return ("error", f"explorer child exited with status {process.exitcode}", None)
         return ("cut", None, None)
     finally:
-        if process.is_alive():
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                process.kill()
-        process.join()
-        receiver.close()
+        _end_child(process, receiver)
+
+
+def _end_child(process: Any, receiver: Any) -> None:
+    """Kill an explorer child still running (its whole process group: its own workers too), reap it, close its pipe."""
+    import signal
+
+    if process.is_alive():
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            process.kill()
+    process.join()
+    receiver.close()
 
 
 def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int) -> list[tuple[str, Any, Any]]:
@@ -173,7 +179,6 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     reads them in ``configs`` order.
     """
     import multiprocessing
-    import signal
     from multiprocessing.connection import wait
 
     explorer = explorer_module()
@@ -208,13 +213,7 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
                 receiver.close()
     finally:
         for receiver, (_number, process) in running.items():
-            if process.is_alive():
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    process.kill()
-            process.join()
-            receiver.close()
+            _end_child(process, receiver)
     return [outcome if outcome is not None else ("cut", None, None) for outcome in outcomes]
 
 
