@@ -18,8 +18,13 @@ Every driver runs in any process and returns plain, picklable data.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+import attrs
 
 from properties.budget import bulk
 from properties.budget.invariants import BY_ID
@@ -114,17 +119,18 @@ def explorer_module() -> Any:
     return explorer
 
 
-def _explore_one(quick: bool, config: Any, workers: int | None = None) -> tuple[Tally, Any]:
+def _explore_one(quick: bool, config: Any, workers: int | None = None, out_dir: Path = DEFAULT_DIR) -> tuple[Tally, Any]:
     explorer = explorer_module()
     tally = Tally()
-    return tally, explorer.run_explorer(quick, tally, DEFAULT_DIR, configs=[config], workers=workers)
+    return tally, explorer.run_explorer(quick, tally, out_dir, configs=[config], workers=workers)
 
 
-def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | None = None) -> None:
+def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | None = None,
+                    out_dir: Path = DEFAULT_DIR) -> None:
     # Its own process group, so that a cut-off also ends the explorer's own worker processes.
     os.setpgid(0, 0)
     try:
-        part, result = _explore_one(quick, config, workers)
+        part, result = _explore_one(quick, config, workers, out_dir)
         connection.send(("ok", part, result))
     except Exception as error:  # reported by the parent as a driver error
         connection.send(("error", f"{type(error).__name__}: {error}", None))
@@ -165,7 +171,8 @@ def _end_child(process: Any, receiver: Any) -> None:
     receiver.close()
 
 
-def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int) -> list[tuple[str, Any, Any]]:
+def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int,
+                          staging: Path) -> list[tuple[str, Any, Any]]:
     """Every configuration in its own child, ``slots`` at a time, one process each; outcomes in ``configs`` order.
 
     Started largest first (``explorer.expected_seconds``, longest first is
@@ -176,7 +183,8 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     others run beside it. Each outcome is ``_explore_with_deadline``'s; every
     child shares one deadline. The outcomes do not depend on the schedule:
     each search is deterministic, with one process or several, and the caller
-    reads them in ``configs`` order.
+    reads them in ``configs`` order. Each child saves its counterexample, if
+    any, under ``staging``: the caller keeps only the one it reports.
     """
     import multiprocessing
     from multiprocessing.connection import wait
@@ -195,7 +203,8 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
                 number = waiting.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 workers = slots if number in split else 1
-                process = context.Process(target=_explorer_child, args=(sender, quick, configs[number], workers))
+                process = context.Process(target=_explorer_child,
+                                          args=(sender, quick, configs[number], workers, staging / str(number)))
                 process.start()
                 sender.close()
                 running[receiver] = (number, process)
@@ -217,28 +226,13 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     return [outcome if outcome is not None else ("cut", None, None) for outcome in outcomes]
 
 
-def run_explorer_driver(request: DriverRequest) -> DriverResult:
-    """Every configuration of the explorer, each in a child process so that one past the time budget can be cut off.
-
-    The explorer always checks the budget's whole catalogue (``--only`` narrows what the verdict reads).
-    """
-    explorer = explorer_module()
-    tally = Tally()
-    if explorer is None:
-        return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
-    # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
-    quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
-    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
-    start = time.perf_counter()
-    deadline = start + seconds
+def _read_outcomes(quick: bool | str, configs: list[Any], outcomes: "list[tuple[str, Any, Any]] | None", tally: Tally,
+                   deadline: float) -> tuple[list[Any], list[str], Any]:
+    """Rows, cut configurations and the first counterexample, in ``configs`` order (running each in turn when
+    ``outcomes`` is None)."""
     rows: list[Any] = []
     cut: list[str] = []
     counterexample = None
-    configs = explorer.configurations(quick)
-    slots = 1 if quick is True else max(1, min(2, os.cpu_count() or 1))
-    # Side by side every configuration runs to its end; one after the other (the quick set, what mutation
-    # runs use) the first violation ends the run sooner. Read in order, both report the first one.
-    outcomes = _explore_side_by_side(quick, configs, seconds, slots) if slots > 1 else None
     for number, config in enumerate(configs):
         if counterexample is not None:
             # The explorer stops at its first violation, as run_explorer does.
@@ -260,6 +254,42 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
         rows.extend(result.rows)
         if result.counterexample is not None:
             counterexample = result.counterexample
+    return rows, cut, counterexample
+
+
+def run_explorer_driver(request: DriverRequest) -> DriverResult:
+    """Every configuration of the explorer, each in a child process so that one past the time budget can be cut off.
+
+    The explorer always checks the budget's whole catalogue (``--only`` narrows what the verdict reads).
+    """
+    explorer = explorer_module()
+    tally = Tally()
+    if explorer is None:
+        return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
+    # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
+    quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
+    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
+    start = time.perf_counter()
+    deadline = start + seconds
+    configs = explorer.configurations(quick)
+    slots = 1 if quick is True else max(1, min(2, os.cpu_count() or 1))
+    # Side by side every configuration runs to its end; one after the other (the quick set, what mutation
+    # runs use) the first violation ends the run sooner. Read in order, both report the first one.
+    staging = Path(tempfile.mkdtemp(prefix="explorer-side-by-side-")) if slots > 1 else None
+    try:
+        outcomes = _explore_side_by_side(quick, configs, seconds, slots, staging) if staging is not None else None
+        rows, cut, counterexample = _read_outcomes(quick, configs, outcomes, tally, deadline)
+        if counterexample is not None and staging is not None:
+            # Run side by side, every configuration ran to its end and a later one may have broken too: only the
+            # first violation in the set's order is reported, and only its file is kept.
+            DEFAULT_DIR.mkdir(parents=True, exist_ok=True)
+            kept = DEFAULT_DIR / counterexample.path.name
+            shutil.move(str(counterexample.path), kept)
+            counterexample = attrs.evolve(counterexample, path=kept)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    elapsed = time.perf_counter() - start
     elapsed = time.perf_counter() - start
     configs = [
         {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,

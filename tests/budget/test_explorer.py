@@ -8,6 +8,7 @@ rule breaks), never from the explorer's own output.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 import random
 from collections import deque
 
@@ -478,7 +479,7 @@ def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch,
 
 
 @pytest.mark.parametrize("dominant", [None, "small c1 t3"])
-def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeypatch, dominant):
+def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeypatch, tmp_path, dominant):
     """Run two at a time, largest first, one split over two processes or none: the same rows, in the set's order."""
     from properties.budget import drivers
 
@@ -487,7 +488,7 @@ def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeyp
         # Expected to outlast the rest together: it splits its levels over the two processes (the children fork
         # from this process, so they see the patched hint too).
         monkeypatch.setattr(explorer, "expected_seconds", lambda config: 1000.0 if config.name == dominant else 1.0)
-    outcomes = drivers._explore_side_by_side(True, configs, 300.0, 2)
+    outcomes = drivers._explore_side_by_side(True, configs, 300.0, 2, tmp_path)
     assert [status for status, _part, _result in outcomes] == ["ok"] * len(configs)
     for config, (_status, part, result) in zip(configs, outcomes):
         (row,) = result.rows
@@ -495,3 +496,27 @@ def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeyp
         assert row.name == config.name
         assert (row.states, row.edges, row.depth, row.complete) == (alone.states, alone.edges, alone.depth, alone.complete)
         assert part.steps == alone.edges
+
+
+def test_side_by_side_keeps_only_the_counterexample_it_reports(monkeypatch, tmp_path):
+    """Every configuration breaks under a planted bug and saves a file; the run reports the first in the set's
+    order and leaves exactly that file in counterexamples/ (the children fork from here: they see the bug)."""
+    from properties.budget import drivers
+    from properties.subject import DriverRequest
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(RunProgressBudget, "failure_ends", lambda self, lane=None, correctable=False, empty_lookup=False: False)
+    staged: list[str] = []
+    real_rmtree = drivers.shutil.rmtree
+
+    def counting_rmtree(path, ignore_errors=False):
+        staged.extend(file.name for file in Path(path).rglob("*.json"))
+        real_rmtree(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(drivers.shutil, "rmtree", counting_rmtree)
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    assert len(staged) >= 1, "the other configurations broke too and saved files of their own"
+    saved = sorted((tmp_path / "counterexamples").iterdir())
+    assert result.counterexample_path is not None
+    assert [path.name for path in saved] == [Path(result.counterexample_path).name]
+    assert "B13" in saved[0].name
