@@ -190,11 +190,11 @@ def patchable(root: Path, entry: Any) -> str | None:
 
 # -- the server ----------------------------------------------------------------------------------------
 
-#: pytest options of the warm children: those of the cold path (``scratch.PYTEST_ARGS``) and ``-x``.
 def _pytest_args() -> list[str]:
+    """pytest options of the warm children: exactly the cold path's (``scratch.PYTEST_ARGS`` and ``-x``)."""
     from mutations.scratch import PYTEST_ARGS
 
-    return [*PYTEST_ARGS, "-x", "-p", "no:randomly"]
+    return [*PYTEST_ARGS, "-x"]
 
 
 def _warm_up(root: Path) -> None:
