@@ -164,14 +164,7 @@ SPECIAL = ("fifo", "directory", "dev-null", "socket", "symlink-to-fifo", "missin
 
 
 def materialize(folder: Path) -> list[tuple[Path, str]]:
-    files: list[tuple[Path, str]] = []
-    for name, content, field in corpus():
-        path = folder / f"{name}.json"
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-        files.append((path, field))
+    files = _write(folder, corpus())
     fifo = folder / "fifo.json"
     os.mkfifo(fifo)
     files.append((fifo, "FIFO"))
