@@ -7,12 +7,13 @@ navigation-level entry must be killed by both, every other entry by pytest.
 
 Two paths to the same verdict. *Warm* (``mutations.warm``): entries whose edit
 only changes function bodies run in forks of a process that imported the
-project and collected the suite once, the edit swapped into the live code; a
-warm kill counts once the warm baseline (no edit) passed both suites. *Cold*
-(``mutations.scratch``): the entry's own scratch copy, fresh interpreters. Every
-other entry, and every warm survivor, is judged cold, so only a cold run can
-call an entry a survivor. An unmutated cold baseline copy runs the same suites:
-if it fails, no kill means anything.
+project and collected the suite once, the edit swapped into the live code.
+*Cold* (``mutations.scratch``): the entry's own scratch copy, fresh
+interpreters. Every other entry, and every warm survivor, is judged cold, so
+only a cold run can call an entry a survivor. Each path's baseline vouches for
+its kills (``_baseline``, ``_warm_baseline``): without the edit, the property
+drivers pass and so does every test that killed an entry on that path; if the
+warm baseline fails, the warm kills are judged again cold.
 """
 
 from __future__ import annotations
@@ -252,9 +253,7 @@ def _outcome(found: dict) -> scratch.Outcome:
     failures = tuple(found.get("failures", ()))
     code = None if found.get("timed_out") else found.get("exit_code")
     tail = found.get("output_tail", "")
-    killer = None
-    if code not in (0, None):
-        killer = (failures[0] if failures else f"pytest exit {code}") if "failures" in found else None
+    killer = (failures[0] if failures else f"pytest exit {code}") if code not in (0, None) else None
     return scratch.Outcome(exit_code=code, killer=killer, output_tail=tail, seconds=float(found.get("seconds", 0.0)),
                            failures=failures)
 

@@ -243,7 +243,7 @@ def _run_pytest(priority: list[str], scratch_dir: Path, tests: list[str]) -> tup
     return code, buffer.getvalue()
 
 
-def _child(job: dict[str, Any], root: Path, result_path: Path) -> None:
+def _child(job: dict[str, Any], result_path: Path) -> None:
     """In the fork: patch, run one suite, write the outcome as JSON. Never returns."""
     code = 70
     try:
@@ -301,7 +301,7 @@ def serve(root: Path) -> int:
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            _child(job, root, result_path)
+            _child(job, result_path)
         status = _wait(pid, float(job["timeout"]))
         if status is None:
             outcome: dict[str, Any] = {"timed_out": True}
