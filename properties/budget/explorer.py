@@ -1727,7 +1727,8 @@ class Expander:
                 )
                 seen.add(child)
                 children.append((position, number, child))
-                bad = self.probe(afters[_R], afters[_P], depth + 1)
+                # Numbered as Monitor.step numbers it: the step of the event that reached this state (0-based).
+                bad = self.probe(afters[_R], afters[_P], depth)
                 if bad:
                     return children, (position, number, bad, True), edges - len(events) + number + 1
         return children, None, edges

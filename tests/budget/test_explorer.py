@@ -520,3 +520,22 @@ def test_side_by_side_keeps_only_the_counterexample_it_reports(monkeypatch, tmp_
     assert result.counterexample_path is not None
     assert [path.name for path in saved] == [Path(result.counterexample_path).name]
     assert "B13" in saved[0].name
+
+
+def test_a_b13_violation_is_numbered_as_its_replay_numbers_it(monkeypatch, tmp_path):
+    """The explorer's B13 probe of a new state names the step of the event that reached it (0-based), the step
+    the saved counterexample breaks at when replayed: one number from the run's summary to the replay."""
+    real = RunProgressBudget.failure_ends
+
+    def lies_after_two_failures(self, lane=None, correctable=False, empty_lookup=False):
+        answer = real(self, lane=lane, correctable=correctable, empty_lookup=empty_lookup)
+        return False if self.failures == 2 and not self.terminal else answer
+
+    monkeypatch.setattr(RunProgressBudget, "failure_ends", lies_after_two_failures)
+    config = next(config for config in configurations(True) if config.name == "small c1 t3")
+    result = run_explorer(True, Tally(), tmp_path, configs=[config])
+    (row,) = result.rows
+    assert row.violation is not None and row.violation.invariant == "B13"
+    trace = load_trace(result.counterexample.path)
+    replayed = first_violation(trace.events, trace.limits, "B13")
+    assert replayed is not None and row.violation.step == replayed.step == len(trace.events) - 1
