@@ -539,3 +539,41 @@ def test_a_b13_violation_is_numbered_as_its_replay_numbers_it(monkeypatch, tmp_p
     trace = load_trace(result.counterexample.path)
     replayed = first_violation(trace.events, trace.limits, "B13")
     assert replayed is not None and row.violation.step == replayed.step == len(trace.events) - 1
+
+
+def test_a_search_hands_the_garbage_collector_back_as_it_found_it():
+    """``_collector_for_search`` raises the first threshold and freezes levels only for the search's duration."""
+    import gc
+
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    seen_inside = []
+    original = explorer._freeze_level
+
+    def spy() -> None:
+        seen_inside.append((gc.get_threshold()[0], gc.isenabled()))
+        original()
+
+    try:
+        explorer._freeze_level = spy
+        result = explore(explorer._scope("small c1 t3", explorer._small(1, 3, 1, 1, 1, 1, 1)), Tally())
+    finally:
+        explorer._freeze_level = original
+    assert result.complete
+    # One freeze per level, with the raised threshold and the collector still on.
+    assert len(seen_inside) == result.depth
+    assert set(seen_inside) == {(explorer.SEARCH_GC_THRESHOLD, True)}
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_search_leaves_objects_frozen_before_it_frozen():
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        explore(explorer._scope("small c1 t3", explorer._small(1, 3, 1, 1, 1, 1, 1)), Tally())
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
