@@ -51,6 +51,10 @@ level:
   before (same event, history and snapshots) is counted, not evaluated again
   (``_Verdict``), as B13, a property of a state rather than of a step, is
   checked once per distinct state of ``P`` (``Expander.probe``);
+* the collector: a search keeps every state it reached and makes almost no
+  reference cycles, so during a search CPython's cyclic collector runs
+  rarely and never rescans a finished level (``_collector_for_search``);
+  with the default thresholds it took 40% of the counters search;
 * cores: ``python -m properties`` runs the configurations of the default and
   thorough sets side by side, one process each, largest first
   (``properties.budget.drivers``); ``run_explorer`` alone (this module's
