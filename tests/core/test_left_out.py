@@ -70,3 +70,24 @@ def test_a_malformed_list_stops_the_session_with_exit_2(tmp_path: Path, monkeypa
     assert raised.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(broken) in err[0] and "`why`" in err[0]
+
+
+def test_mutmut_and_the_scratch_runs_leave_out_the_same_test_files() -> None:
+    """The two lists of test files left out under mutation are kept in two places; they must name the same files.
+
+    mutmut reads its pytest options from pyproject (static TOML), the catalogue
+    and the red check from ``mutations.scratch.PYTEST_ARGS``: one cannot import
+    the other, so this test holds them equal.
+    """
+    import tomllib
+
+    from mutations.scratch import PYTEST_ARGS
+
+    root = Path(__file__).resolve().parents[2]
+    options = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["pytest_add_cli_args"]
+    for_mutmut = {option for option in options if option.startswith("--ignore=")}
+    for_scratch = {option for option in PYTEST_ARGS if option.startswith("--ignore=")}
+    assert for_mutmut, "pyproject's mutmut options leave no test file out: the report's own tests would run under mutation"
+    assert for_mutmut == for_scratch
+    for option in for_mutmut:
+        assert (root / option.removeprefix("--ignore=")).is_file(), option
