@@ -46,7 +46,8 @@ def _viewer(session: nox.Session) -> dict[str, str]:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, table, replay and real-program tests (what CI runs)."""
-    _install(session, RUNTIME, TEST, FUZZ)
+    # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does.
+    _install(session, RUNTIME, TEST, FUZZ, MUTANTS)
     session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
 
 

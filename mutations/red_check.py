@@ -25,6 +25,7 @@ not import) judged nothing, so it is named but never counted as a catch.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import tempfile
@@ -157,6 +158,13 @@ VARIANTS = (
     ("earlier-navigation", "the reference's blind wait behind guard.navigation.navigate (seed 003)", _earlier_navigation),
 )
 
+#: Per variant: the file of ``guard/`` its transform appends to, and the top-level definition it rebinds there.
+REBINDS = {
+    "earlier-budget": ("guard/budget.py", "RunProgressBudget"),
+    "earlier-lookup": ("guard/lookup.py", "lookup_found_nothing"),
+    "earlier-navigation": ("guard/navigation.py", "navigate"),
+}
+
 
 def _summary(tail: str) -> str:
     for line in reversed(tail.splitlines()):
@@ -190,51 +198,110 @@ def _run_variant(root: Path, name: str, description: str, apply, durations: Path
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def _digest(root: Path) -> str:
-    """Everything a variant's outcome depends on: every judging source and all of ``guard/``."""
+def dead_bodies_left_out(text: str, name: str) -> str:
+    """``text`` without the bodies of the functions a variant's rebinding of ``name`` leaves unreachable.
+
+    Each transform appends a new top-level definition of ``name`` to the
+    module, so once the module has run the name is bound to it: the original
+    definition's functions (the function itself, or a class's methods) can
+    never be called again, and no edit to their bodies can change what the
+    variant's tests see. Only the bodies are left out: decorators, signatures
+    (default values run at definition), bases and every other statement of a
+    class body run at import and stay. The whole text is kept when the
+    original could have been taken hold of before the rebinding: a later
+    top-level statement that names ``name`` as it runs (a later function's
+    body runs only when called, after the rebinding, so only its decorators,
+    defaults and annotations count), or a later import (which may import this
+    module half-run); and when the file does not parse.
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    found = [(position, node) for position, node in enumerate(tree.body)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name]
+    if len(found) != 1:
+        return text
+    position, node = found[0]
+    for later in tree.body[position + 1:]:
+        if isinstance(later, (ast.Import, ast.ImportFrom)):
+            return text
+        # A later function's body runs only when called, after the rebinding; what its def runs is checked.
+        ran = ([*later.decorator_list, later.args, *([later.returns] if later.returns else [])]
+               if isinstance(later, (ast.FunctionDef, ast.AsyncFunctionDef)) else [later])
+        if any(isinstance(item, ast.Name) and item.id == name for part in ran for item in ast.walk(part)):
+            return text
+    functions = [node] if not isinstance(node, ast.ClassDef) else [
+        item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    lines = text.splitlines(keepends=True)
+    for function in sorted(functions, key=lambda item: item.lineno, reverse=True):
+        first = function.body[0].lineno
+        if first == function.lineno:  # a one-line body shares the signature's line: keep the line
+            continue
+        lines[first - 1:function.end_lineno] = ["    ...  # dead once the red check rebinds " + name + "\n"]
+    return "".join(lines)
+
+
+def _digest(root: Path, variant: str) -> str:
+    """Everything the variant's outcome depends on: every judging source and ``guard/`` as the variant runs it.
+
+    The variant's own target file counts without the bodies its rebinding
+    leaves unreachable (``dead_bodies_left_out``): a rerun after an edit to,
+    say, ``RunProgressBudget.failure_ends`` reruns the other two variants, not
+    ``earlier-budget``, which never runs that code.
+    """
     import hashlib
 
     from mutations.catalogue_runner import context_digest
 
-    digest = hashlib.sha256(context_digest(root).encode())
+    target, name = REBINDS[variant]
+    digest = hashlib.sha256(f"{variant}\0{context_digest(root)}".encode())
     for path in sorted((root / "guard").rglob("*.py")):
-        if "__pycache__" not in path.parts:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        if "__pycache__" in path.parts:
+            continue
+        relative = path.relative_to(root).as_posix()
+        data = path.read_bytes()
+        if relative == target:
+            data = dead_bodies_left_out(data.decode("utf-8", "replace"), name).encode("utf-8")
+        digest.update(relative.encode() + b"\0" + data + b"\0")
     return digest.hexdigest()
 
 
-def _load_cache(path: Path | None, key: str) -> dict[str, Variant]:
+def _load_cache(path: Path | None, keys: dict[str, str]) -> dict[str, Variant]:
+    """The stored red outcomes whose variant's key (``_digest``) is still the same."""
     import json
 
     if path is None or not path.is_file():
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("key") != key:
-            return {}
         return {name: Variant(name, row["description"], list(row["failing"]), row["summary"], None, 0.0, list(row["errored"]))
-                for name, row in data["variants"].items()}
+                for name, row in data["variants"].items() if name in keys and row.get("key") == keys[name]}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
-def _store_cache(path: Path | None, key: str, variants: list[Variant]) -> None:
+def _store_cache(path: Path | None, keys: dict[str, str], variants: list[Variant]) -> None:
     import json
 
     if path is None:
         return
-    kept = {variant.name: {"description": variant.description, "failing": variant.failing, "summary": variant.summary,
-                           "errored": variant.errored}
+    kept = {variant.name: {"key": keys[variant.name], "description": variant.description, "failing": variant.failing,
+                           "summary": variant.summary.removesuffix(_REUSED), "errored": variant.errored}
             for variant in variants if variant.problem is None}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"key": key, "variants": kept}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps({"variants": kept}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+_REUSED = " (reused: nothing it runs changed since it ran)"
 
 
 def run(root: Path, jobs: int, durations: Path | None, cache: Path | None = None) -> list[Variant]:
-    """Every variant; with ``cache``, a red outcome is reused while not one byte of ``guard/``, the tests,
-    the harness, the reference or the set-up changed (only red outcomes are kept)."""
-    key = _digest(root)
-    reused = _load_cache(cache, key)
+    """Every variant; with ``cache``, a red outcome is reused while not one byte of what the variant runs
+    changed: ``guard/`` as the variant has it, the tests, the harness, the reference, the set-up
+    (``_digest``; only red outcomes are kept)."""
+    keys = {name: _digest(root, name) for name, _description, _apply in VARIANTS}
+    reused = _load_cache(cache, keys)
     work = Path(tempfile.mkdtemp(prefix="guard-red-check-"))
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -246,8 +313,8 @@ def run(root: Path, jobs: int, durations: Path | None, cache: Path | None = None
         shutil.rmtree(work, ignore_errors=True)
     for variant in variants:
         if variant.name in reused:
-            variant.summary = f"{variant.summary} (reused: no source changed since it ran)"
-    _store_cache(cache, key, variants)
+            variant.summary += _REUSED
+    _store_cache(cache, keys, variants)
     return variants
 
 
