@@ -20,6 +20,7 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -438,30 +439,33 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
 DIFF_CACHE = "diff-cache.json"
 
 
-def _function_texts(root: Path, path: str, name: str, spans: dict, lines: dict) -> str | None:
+def _function_texts(path: str, name: str, spans: dict, lines: dict) -> str | None:
     """The unmutated copy and the mutant of ``name``'s function, as text read off mutmut's line index (no parsing).
 
-    None when the index is missing or does not name both (mutmut then parses the file, and nothing is cached).
+    Read with mutmut's own ``MutantLineSpans`` (relative to the working folder: ``_diffs`` runs in the
+    project), once per file. None when the index is missing or does not name both (mutmut then parses the
+    file, and nothing is cached).
     """
+    from mutmut.mutation.data import MutantLineSpans
     from mutmut.mutation.diff_apply import generated_function_names
 
     if path not in spans:
-        index = root / "mutants" / (path + ".spans")
-        try:
-            data = json.loads(index.read_text(encoding="utf-8"))
-            spans[path] = data["spans"] if data.get("version") == 1 else None
-            lines[path] = (root / "mutants" / path).read_text(encoding="utf-8").splitlines(keepends=True)
-        except (OSError, ValueError, KeyError, AttributeError):
-            spans[path] = None
+        index = MutantLineSpans.load(path)
+        spans[path] = index.span_by_function_name if index is not None else None
+        if index is not None:
+            try:
+                lines[path] = index.mutants_path.read_text(encoding="utf-8").splitlines(keepends=True)
+            except OSError:
+                spans[path] = None
     found = spans[path]
     if not found:
         return None
     texts = []
     for function in generated_function_names(name):
         span = found.get(function)
-        if not span:
+        if span is None:
             return None
-        texts.append("".join(lines[path][span[0] - 1:span[1]]))
+        texts.append("".join(lines[path][span.start - 1:span.end]))
     return "\0".join([path, *texts])
 
 
@@ -491,10 +495,10 @@ def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
         from mutmut.utils.format_utils import orig_function_and_class_names_from_key
 
         functions_by_path = {path: _function_lines(text) for path, text in sources.items()}
-        spans: dict[str, dict | None] = {}
+        spans: dict[str, Any] = {}
         lines: dict[str, list[str]] = {}
         for mutant in mutants:
-            texts = _function_texts(root, mutant.path, mutant.name, spans, lines)
+            texts = _function_texts(mutant.path, mutant.name, spans, lines)
             key = hashlib.sha256(texts.encode("utf-8")).hexdigest() if texts is not None else None
             hit = cached.get(mutant.name)
             if key is not None and isinstance(hit, list) and len(hit) == 3 and hit[0] == key:

@@ -242,20 +242,19 @@ def dead_bodies_left_out(text: str, name: str) -> str:
     return "".join(lines)
 
 
-def _digest(root: Path, variant: str) -> str:
+def _digest(root: Path, variant: str, context: str) -> str:
     """Everything the variant's outcome depends on: every judging source and ``guard/`` as the variant runs it.
 
     The variant's own target file counts without the bodies its rebinding
     leaves unreachable (``dead_bodies_left_out``): a rerun after an edit to,
     say, ``RunProgressBudget.failure_ends`` reruns the other two variants, not
-    ``earlier-budget``, which never runs that code.
+    ``earlier-budget``, which never runs that code. ``context`` is
+    ``catalogue_runner.context_digest`` (every judging source), read once per run.
     """
     import hashlib
 
-    from mutations.catalogue_runner import context_digest
-
     target, name = REBINDS[variant]
-    digest = hashlib.sha256(f"{variant}\0{context_digest(root)}".encode())
+    digest = hashlib.sha256(f"{variant}\0{context}".encode())
     for path in sorted((root / "guard").rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
@@ -300,7 +299,10 @@ def run(root: Path, jobs: int, durations: Path | None, cache: Path | None = None
     """Every variant; with ``cache``, a red outcome is reused while not one byte of what the variant runs
     changed: ``guard/`` as the variant has it, the tests, the harness, the reference, the set-up
     (``_digest``; only red outcomes are kept)."""
-    keys = {name: _digest(root, name) for name, _description, _apply in VARIANTS}
+    from mutations.catalogue_runner import context_digest
+
+    context = context_digest(root)
+    keys = {name: _digest(root, name, context) for name, _description, _apply in VARIANTS}
     reused = _load_cache(cache, keys)
     work = Path(tempfile.mkdtemp(prefix="guard-red-check-"))
     try:

@@ -263,11 +263,10 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
             exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"))
         else:
             exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
-        from mutations.scratch import read_failures, violated_invariant
+        from mutations.scratch import _tail, read_failures, violated_invariant
 
         failures = read_failures(killers)
-
-        outcome = {"exit_code": exit_code, "output_tail": "\n".join(output.rstrip().splitlines()[-12:]),
+        outcome = {"exit_code": exit_code, "output_tail": _tail(output),
                    "invariant": violated_invariant(output) if exit_code not in (0, None) else None,
                    "seconds": time.monotonic() - started, "failures": failures, "patched": patched}
         result_path.write_text(json.dumps(outcome), encoding="utf-8")
@@ -328,10 +327,6 @@ def _wait(pid: int, timeout: float) -> int | None:
             os.waitpid(pid, 0)
             return None
         time.sleep(0.01)
-
-
-if __name__ == "__main__":
-    raise SystemExit(serve(Path.cwd()))
 
 
 # -- the client (the catalogue runner's side) ----------------------------------------------------
@@ -396,3 +391,7 @@ class Server:
         except Exception:
             self.process.kill()
             self.process.wait()
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(Path.cwd()))

@@ -290,7 +290,6 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     elapsed = time.perf_counter() - start
-    elapsed = time.perf_counter() - start
     configs = [
         {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,
          "complete": r.complete, "seconds": round(r.seconds, 3), "max_depth": r.max_depth}

@@ -191,7 +191,7 @@ def configurations(mode: bool | str) -> list[Config]:
     CPU seconds, side by side with the other drivers within the 60 s run);
     ``thorough`` the one ``--profile thorough`` runs (about 500 CPU seconds,
     most of it ``small c4 t8 r2 f2``, which splits its levels over both
-    cores; the whole thorough run took 523 s wall on two loaded cores).
+    cores; the whole thorough run took 261 s wall on two quiet cores, 2026-12-01).
 
     Small scopes keep corrected attempts at 2 (the two-per-run rule needs two)
     and a seen-calls cap of 1, so that eviction and the re-observation of an
