@@ -1,0 +1,177 @@
+"""Counted bounds on the work one step of the code under test may do (issue 25): a runaway is a verdict, not a hang.
+
+Seed 003 exists because a delegated agent never converged; a change to the
+guard can make the harness meet the same failure in itself (a polling loop
+whose deadline can no longer fire, a budget step that loops). A wall-clock
+timeout would turn that into a verdict that depends on the machine, so every
+bound here is *counted*:
+
+* **Loop iterations.** ``install()`` (called when ``properties`` is imported)
+  makes every ``for`` and ``while`` loop in ``guard/`` and ``reference/`` call
+  ``tick()`` once per iteration. The source on disk is untouched: the import
+  system compiles the instrumented tree (line numbers kept, no bytecode cache,
+  so an uninstrumented import never reads it). A driver arms a bound around
+  one step (``armed(limit, what)``); past it ``tick()`` raises
+  ``WorkBoundExceeded``. Loops inside comprehensions are not counted: they
+  iterate a finite value the step already holds (recursion, the other way
+  code runs on, ends in ``RecursionError``, a crash the drivers report).
+* **Calls on the fakes.** The navigation fakes (clock, child, cancellation)
+  count what the controller asks of them against a bound derived from the
+  scenario's work deadline and slice (``properties.navigation.scenario``), and
+  raise the same error.
+
+``WorkBoundExceeded`` derives from ``BaseException`` on purpose: the guard
+catches ``Exception`` around teardown and synthesis, and a bound the code
+under test can swallow bounds nothing. Once raised, a bound stays exceeded
+until it is armed again, so a swallowed raise is raised again at the next
+count. Each subject reports an exceeded bound as the invariant it protects,
+violated (N1 for navigation, B6 for the budget, H3 for the hook path; see
+their monitors), with the step that ran away as its counterexample.
+
+When nothing is armed, ``tick()`` counts against ``UNARMED`` (effectively
+no bound): unit tests that call the guard directly see no difference.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.abc
+import importlib.machinery
+import sys
+from typing import Any, Iterator, Sequence
+
+#: The packages whose loops are counted: the code under test and its oracle.
+COUNTED_PACKAGES = ("guard", "reference")
+#: The name the instrumented loops call; bound in each instrumented module's globals before it runs.
+TICK_NAME = "__work_tick__"
+UNARMED = sys.maxsize
+
+
+class WorkBoundExceeded(BaseException):
+    """The code under test did more work in one step than its counted bound allows."""
+
+    def __init__(self, what: str, bound: int, detail: str = "") -> None:
+        self.what = what
+        self.bound = bound
+        self.detail = detail
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        text = f"{self.what} did not end within its bound of {self.bound:,}"
+        return f"{text}: {self.detail}" if self.detail else text
+
+
+# The counter is two module globals rather than an object: ``tick()`` runs once per loop iteration of the guard.
+_left = UNARMED
+_armed: "tuple[int, str]" = (UNARMED, "")
+
+
+def tick() -> None:
+    """One loop iteration in ``guard/`` or ``reference/``; raises past the armed bound."""
+    global _left
+    _left -= 1
+    if _left < 0:
+        _left = -1  # sticky: every later iteration raises too, until the next ``arm``
+        bound, what = _armed
+        raise WorkBoundExceeded(what, bound, "loop iterations in guard/ or reference/")
+
+
+def arm(limit: int, what: str) -> None:
+    """Allow ``limit`` loop iterations from now on, for ``what`` (named in the error)."""
+    global _left, _armed
+    _left = limit
+    _armed = (limit, what)
+
+
+def disarm() -> None:
+    arm(UNARMED, "")
+
+
+def used() -> int:
+    """Loop iterations counted since the last ``arm``."""
+    return _armed[0] - _left
+
+
+@contextlib.contextmanager
+def armed(limit: int, what: str) -> Iterator[None]:
+    """Arm ``limit`` for the body, and restore the bound armed before it afterwards."""
+    global _left, _armed
+    saved = (_left, _armed)
+    arm(limit, what)
+    try:
+        yield
+    finally:
+        _left, _armed = saved
+
+
+# -- instrumenting the loops --------------------------------------------------
+
+
+class _CountLoops(ast.NodeTransformer):
+    """Put ``__work_tick__()`` first in the body of every ``for`` and ``while`` statement (comprehensions excluded)."""
+
+    def _count(self, node: Any) -> Any:
+        self.generic_visit(node)
+        call = ast.Expr(ast.Call(ast.Name(TICK_NAME, ast.Load()), [], []))
+        ast.copy_location(call, node.body[0])
+        ast.fix_missing_locations(call)
+        node.body.insert(0, call)
+        return node
+
+    visit_For = visit_AsyncFor = visit_While = _count
+
+
+def instrument(tree: ast.Module) -> ast.Module:
+    """The same module with every loop counting its iterations (line numbers unchanged)."""
+    return _CountLoops().visit(tree)
+
+
+def compile_counted(source: "str | bytes", filename: str, flags: int = 0) -> Any:
+    """Compile ``source`` as a counted module would be (``mutations.warm`` swaps such code into live functions)."""
+    tree = compile(source, filename, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+    return compile(instrument(tree), filename, "exec", flags=flags, dont_inherit=True)
+
+
+def counted(module_name: str) -> bool:
+    return any(module_name == package or module_name.startswith(package + ".") for package in COUNTED_PACKAGES)
+
+
+class _CountingLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that compiles the instrumented tree and never reads or writes bytecode caches."""
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return compile_counted(self.get_data(path), path)
+
+    def exec_module(self, module: Any) -> None:
+        module.__dict__[TICK_NAME] = tick
+        super().exec_module(module)
+
+
+class _CountingFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: "Sequence[str] | None", target: Any = None) -> Any:
+        if not counted(fullname):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        spec.loader = _CountingLoader(fullname, spec.origin)
+        return spec
+
+
+def install() -> None:
+    """Count the loops of every ``guard``/``reference`` module imported from now on (idempotent).
+
+    A module imported before this call runs uncounted: ``properties`` calls it
+    on import, and every entry point imports ``properties`` before ``guard``.
+    """
+    if not any(isinstance(finder, _CountingFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _CountingFinder())
+
+
+def uncounted_modules() -> list[str]:
+    """Already imported ``guard``/``reference`` modules that were compiled without counting (should be none)."""
+    return sorted(name for name, module in list(sys.modules.items())
+                  if counted(name) and module is not None and getattr(module, "__file__", None)
+                  and name.rpartition(".")[0] != "" and TICK_NAME not in vars(module))
