@@ -616,12 +616,33 @@ HOOK_ENTRIES = [
     ),
 ]
 
+#: Issue 25: changes that make a step never end. The verdict must name the invariant the counted bound protects
+#: (``properties.work_bound``), never hang, and the catalogue counts them as kills by that invariant.
+RUNAWAY_ENTRIES = [
+    _entry(
+        "budget-wait-loops-for-rescue", "001", "a waiting charge loops until a passing correction rescues it, "
+        "instead of being charged by the next result", B, BUDGET,
+        _e("            waiting = self.deferred\n            self.deferred = None\n",
+           "            waiting = self.deferred\n"
+           "            while not (corrected is True and (waiting == GLOBAL or waiting == lane)):\n"
+           "                pass\n"
+           "            self.deferred = None\n"),
+    ),
+    _entry(
+        "hooks-record-without-bound", "002", "a new pending call is recorded under numbered keys until its own id "
+        "holds it, which it never does", HOOK, HOOKS,
+        _e("            self.pending.setdefault(call_id, record)\n",
+           "            while self.pending.get(call_id) is not record:\n"
+           "                self.pending[f\"{call_id}#{len(self.pending)}\"] = record\n"),
+    ),
+]
+
 
 def _all_entries() -> tuple[Entry, ...]:
     from mutations.navigation_entries import NAVIGATION_ENTRIES
 
     entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES,
-               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *NAVIGATION_ENTRIES]
+               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *RUNAWAY_ENTRIES, *NAVIGATION_ENTRIES]
     ids = [entry.id for entry in entries]
     duplicates = sorted({name for name in ids if ids.count(name) > 1})
     if duplicates:

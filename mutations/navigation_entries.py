@@ -37,6 +37,11 @@ NAVIGATION_ENTRIES = [
     _limit("nav-no-progress-4", "four consecutive no-progress results end navigation instead of three", "no_progress", 3, 4),
     _entry("nav-deadline-early", "the retrieval deadline falls one second before work - reserve", CONTROLLER,
            ("    retrieval = work - reserve\n", "    retrieval = work - reserve - 1_000\n")),
+    # Issue 25: the deadline can no longer fire when a slice ends exactly on it, so the fake clock waits there
+    # for good; the fakes' counted bound makes it N1 ("bounded") violated instead of a hang.
+    _entry("nav-deadline-never-fires", "the retrieval deadline fires only after the clock passes it, so a slice "
+           "ending exactly on it polls again", CONTROLLER,
+           ("        elif clock.now() >= retrieval:\n", "        elif clock.now() > retrieval:\n")),
     _entry("nav-deadline-late", "the retrieval deadline falls one second after work - reserve", CONTROLLER,
            ("    retrieval = work - reserve\n", "    retrieval = work - reserve + 1_000\n")),
     _limit("nav-reserve-29s", "the answer reserve is capped at 29 s instead of 30 s", "reserve_ms", 30_000, 29_000),

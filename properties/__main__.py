@@ -52,13 +52,12 @@ import os
 import secrets
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import attrs
 
-from properties import profiles, report
+from properties import profiles, report, work_bound
 from properties.catalogue import Tally
 from properties.cli import whole_number
 from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
@@ -165,15 +164,18 @@ def _driver(subject: Subject, name: str) -> Driver:
 
 def run_task(task: Task) -> DriverResult:
     """Run one task; a driver that crashes fails the run with its reason, not a traceback."""
+    work_bound.note_running("")
     try:
         return _driver(load(task.subject), task.driver).run(task.request)
     except Exception as error:
         import traceback
 
         last = traceback.extract_tb(error.__traceback__)[-1]
+        running = f" while running {work_bound.running}" if work_bound.running else ""
         return DriverResult(
             task.driver, Tally(), 0.0, status="crashed",
-            error=f"{task.subject} {task.driver}: {type(error).__name__}: {error} ({Path(last.filename).name}:{last.lineno})",
+            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {type(error).__name__}: {error} "
+                  f"({Path(last.filename).name}:{last.lineno}){running}",
         )
 
 
@@ -207,9 +209,15 @@ def _report_line(task: Task, outcome: DriverResult) -> str:
 
 
 def execute(tasks: Sequence[Task], mode: str, workers: int) -> list[tuple[Task, DriverResult]]:
-    """Run the tasks: one by one under ``--mutants`` (stopping at the first failure), else in worker processes."""
+    """Run the tasks: one by one under ``--mutants`` (stopping at the first failure), else in worker processes.
+
+    Every process runs under a memory limit (``properties.workers``); a worker that dies is reported as that
+    task's crash, on one line, and every other task's result is still reported."""
+    from properties import workers as forked
+
     results: list[tuple[Task, DriverResult]] = []
     if mode == "mutants" or workers <= 1:
+        forked.limit_memory(forked.memory_limit(1))
         for task in tasks:
             outcome = run_task(task)
             results.append((task, outcome))
@@ -217,22 +225,28 @@ def execute(tasks: Sequence[Task], mode: str, workers: int) -> list[tuple[Task, 
             if mode == "mutants" and (outcome.failure or outcome.tally.violations or outcome.error):
                 break
         return results
-    import multiprocessing
-
+    limit = forked.memory_limit(workers + 1)
     in_main = [task for task in tasks if task.main_process]
     # Costly tasks first, so that the cheap ones fill the gaps at the end.
     elsewhere = sorted((task for task in tasks if not task.main_process), key=lambda task: -task.cost)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [(task, pool.submit(run_task, task)) for task in elsewhere]
-        for task in in_main:
-            outcome = run_task(task)
-            results.append((task, outcome))
-            print(_report_line(task, outcome), flush=True)
-        for task, future in futures:
-            outcome = future.result()
-            results.append((task, outcome))
-            print(_report_line(task, outcome), flush=True)
+    pool = forked.Workers(elsewhere, run_task, workers, limit)
+    forked.limit_memory(limit)
+    for task in in_main:
+        outcome = run_task(task)
+        results.append((task, outcome))
+        print(_report_line(task, outcome), flush=True)
+    for task, outcome in zip(elsewhere, pool.results()):
+        if isinstance(outcome, forked.Death):
+            outcome = _died(task, outcome.reason)
+        results.append((task, outcome))
+        print(_report_line(task, outcome), flush=True)
     return results
+
+
+def _died(task: Task, reason: str) -> DriverResult:
+    """A task whose worker died: a crash of that driver, naming the subject, the driver, the seed and the cause."""
+    return DriverResult(task.driver, Tally(), 0.0, status="crashed",
+                        error=f"{task.label}: worker died while running seed {task.request.seed}: {reason}")
 
 
 def _select(args: argparse.Namespace) -> tuple[list[Subject], list[str]]:

@@ -46,6 +46,11 @@ COUNTED_PACKAGES = ("guard", "reference")
 #: The name the instrumented loops call; bound in each instrumented module's globals before it runs.
 TICK_NAME = "__work_tick__"
 UNARMED = sys.maxsize
+#: Loop iterations one step of a budget trace or a hook sequence may run in guard/ and reference/. A step loops
+#: only over its own receipt (at most two charges per result, a command's words, an output's lines; B13's probes
+#: step twelve copies): a default run counts at most a few hundred per step (``nox -s bench`` prints the
+#: largest), so 100,000 is a margin of over 100x, and a step that loops for good reaches it in under a second.
+STEP_LOOPS = 100_000
 
 
 class WorkBoundExceeded(BaseException):
@@ -103,6 +108,26 @@ def armed(limit: int, what: str) -> Iterator[None]:
         yield
     finally:
         _left, _armed = saved
+
+
+# -- what is running (named when a worker dies or a step runs away) ------------
+
+running = ""
+_sink: "Any | None" = None
+
+
+def note_running(text: str) -> None:
+    """Name the trace, sequence or scenario now running (a driver calls it once per item, not per step)."""
+    global running
+    running = text
+    if _sink is not None:
+        _sink(text)
+
+
+def send_running_to(sink: "Any | None") -> None:
+    """Also hand each note to ``sink`` (a forked worker writes it where its parent can read it after a death)."""
+    global _sink
+    _sink = sink
 
 
 # -- instrumenting the loops --------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import attrs
 
+from properties import work_bound
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.navigation.scenario import Run, Scenario, run
 
@@ -421,6 +422,7 @@ class Monitor:
     last: "Step | None" = None
 
     def step(self, scenario: Scenario) -> list[Violation]:
+        work_bound.note_running(f"navigation scenario {scenario.name}")
         judged = judge(self.steps, scenario)
         self.last = judged
         self.steps += 1
