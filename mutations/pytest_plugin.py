@@ -56,6 +56,12 @@ def pytest_configure(config: Any) -> None:
     """
     if "MUTANT_UNDER_TEST" not in os.environ:
         return
+    # Issue 25: every process of the mutation layers runs under a memory limit, so a mutant that allocates
+    # without bound fails its test with MemoryError instead of being left to the kernel. mutmut and the
+    # catalogue run at most two of these side by side, beside their parent.
+    from properties import workers
+
+    workers.limit_memory(workers.memory_limit(3))
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:

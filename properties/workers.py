@@ -11,7 +11,7 @@ claimed yet, and every other result is reported as usual.
 
 Every worker, and the process that runs ``python -m properties`` itself (it
 runs the explorer, whose children inherit the limit), runs under
-``memory_limit()`` bytes of address space: past it an allocation fails with
+``memory_limit()`` bytes of data (``LIMITED``): past it an allocation fails with
 ``MemoryError`` inside Python, which the driver reports as its crash, instead
 of the kernel's out-of-memory killer ending whichever process it picks.
 """
@@ -32,7 +32,7 @@ from properties import work_bound
 
 #: The share of the machine's memory the verdict's processes may hold together (the rest: the system, an editor).
 MACHINE_SHARE = 0.8
-#: No worker is limited below this: importing numpy and Hypothesis reserves a few hundred MB of address space.
+#: No worker is limited below this: the thorough proof's explorer holds 1.5 GB.
 FLOOR = 2 << 30
 
 
@@ -56,18 +56,24 @@ def machine_memory() -> int:
 
 
 def memory_limit(processes: int) -> int:
-    """Address space for each of ``processes`` processes running side by side: an equal share of 80% of memory."""
+    """Data bytes for each of ``processes`` processes running side by side: an equal share of 80% of memory."""
     return max(FLOOR, int(machine_memory() * MACHINE_SHARE) // max(1, processes))
 
 
+#: What the limit bounds: the process's data (heap and private writable mappings: everything Python and numpy
+#: allocate). Not its whole address space: reservations that are never written (thread stacks' guard pages,
+#: a browser's sandbox cage, started by a test from a limited process) would count there without using memory.
+LIMITED = resource.RLIMIT_DATA
+
+
 def limit_memory(limit: int) -> None:
-    """Limit this process (and the children it forks from now on) to ``limit`` bytes of address space.
+    """Limit this process (and every process it starts from now on) to ``limit`` bytes of data.
 
     Never raises the hard limit, and never lowers a limit already below ``limit``."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft, hard = resource.getrlimit(LIMITED)
     wanted = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
     if soft == resource.RLIM_INFINITY or soft > wanted:
-        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+        resource.setrlimit(LIMITED, (wanted, hard))
 
 
 def how_it_ended(exitcode: "int | None") -> str:

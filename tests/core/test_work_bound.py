@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,10 +20,17 @@ from properties.catalogue import Tally
 from properties.navigation.generate import Builder
 from properties.navigation.scenario import Allowance, run
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def test_every_guard_and_reference_module_counts_its_loops() -> None:
-    assert work_bound.uncounted_modules() == []
-    assert getattr(guard.budget, work_bound.TICK_NAME) is work_bound.tick
+    # In a fresh interpreter, as every entry point starts: this process's imports depend on the test runner.
+    program = ("import properties, guard.budget, guard.hooks, guard.lookup, guard.navigation, reference.budget, "
+               "reference.navigation\nfrom properties import work_bound\n"
+               "print(work_bound.uncounted_modules(), guard.budget.__work_tick__ is work_bound.tick)")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert done.stdout.split() == ["[]", "True"], done.stderr[-2000:]
 
 
 def test_a_bound_raises_past_its_count_and_stays_exceeded() -> None:
