@@ -349,8 +349,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             statistics[key] = statistics.get(key, 0) + value
         _add_row(rows, task, outcome)
         if outcome.error:
-            errors.append(outcome.error)
-            print(f"ERROR {outcome.error}", flush=True)
+            # A driver that raised (in the guard, the reference or the harness) or whose worker died: its own
+            # outcome (issue 22), named with the driver and the seed, never read as an invariant nor as vacuity.
+            crash = outcome.error if outcome.error.startswith(f"{task.subject} ") else (
+                f"{task.label} (seed {seed}): {outcome.error}")
+            errors.append(crash)
+            tallies[task.subject].crashes.append(crash)
+            print(f"CRASHED {crash}", flush=True)
         if outcome.incomplete:
             print(f"INCOMPLETE {outcome.incomplete}", flush=True)
             if mode == "default":
@@ -384,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         statistics=statistics, counterexamples=counterexamples, selection=selection, coverage_note=coverage_note,
     )
     # After a violation the run stopped early; only a run that found none is judged for vacuity on its own line.
-    if not any(tally.violations for tally in tallies.values()):
+    if not any(tally.violations or tally.crashes for tally in tallies.values()):
         for subject in subjects:
             tally = tallies[subject.name]
             for invariant_id in subject.ids:

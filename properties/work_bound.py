@@ -9,8 +9,9 @@ bound here is *counted*:
 * **Loop iterations.** ``install()`` (called when ``properties`` is imported)
   makes every ``for`` and ``while`` loop in ``guard/`` and ``reference/`` call
   ``tick()`` once per iteration. The source on disk is untouched: the import
-  system compiles the instrumented tree (line numbers kept, no bytecode cache,
-  so an uninstrumented import never reads it). A driver arms a bound around
+  system compiles the instrumented tree (line numbers kept; cached under a
+  name of its own, ``*.counted.pyc``, keyed on the source's hash, so an
+  uninstrumented import never reads it). A driver arms a bound around
   one step (``armed(limit, what)``); past it ``tick()`` raises
   ``WorkBoundExceeded``. Loops inside comprehensions are not counted: they
   iterate a finite value the step already holds (recursion, the other way
@@ -36,9 +37,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import importlib.abc
 import importlib.machinery
+import marshal
+import os
 import sys
+from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 #: The packages whose loops are counted: the code under test and its oracle.
@@ -162,12 +167,45 @@ def counted(module_name: str) -> bool:
     return any(module_name == package or module_name.startswith(package + ".") for package in COUNTED_PACKAGES)
 
 
+#: Changes whenever the instrumenting changes, so a cached counted module from another version is never read.
+COUNTING_VERSION = b"loops-1"
+
+
+def cached_path(source_path: str) -> Path:
+    """Where a counted module's code is cached: beside CPython's own cache, under a name no plain import reads."""
+    source = Path(source_path)
+    return source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.counted.pyc"
+
+
+def load_counted(source: bytes, source_path: str) -> Any:
+    """The counted code of a module: from its cache when the source hash matches, else compiled (and cached,
+    unless bytecode writing is off), so every process start does not pay the compile."""
+    key = hashlib.sha256(COUNTING_VERSION + b"\0" + source).digest()
+    cache = cached_path(source_path)
+    try:
+        data = cache.read_bytes()
+        if data[:32] == key:
+            return marshal.loads(data[32:])
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    code = compile_counted(source, source_path)
+    if not sys.dont_write_bytecode:
+        try:
+            cache.parent.mkdir(exist_ok=True)
+            partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+            partial.write_bytes(key + marshal.dumps(code))
+            os.replace(partial, cache)
+        except OSError:
+            pass  # a read-only checkout compiles at every start; nothing is wrong
+    return code
+
+
 class _CountingLoader(importlib.machinery.SourceFileLoader):
-    """A source loader that compiles the instrumented tree and never reads or writes bytecode caches."""
+    """A source loader that runs the instrumented tree; it never reads or writes CPython's own bytecode cache."""
 
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
-        return compile_counted(self.get_data(path), path)
+        return load_counted(self.get_data(path), path)
 
     def exec_module(self, module: Any) -> None:
         module.__dict__[TICK_NAME] = tick

@@ -46,6 +46,7 @@ class EndsOneLate(RunProgressBudget):
             self.consecutive = consecutive
 
 
+@pytest.mark.structural
 def test_probe_lists_cover_every_budget_field_once() -> None:
     # A field the loader neither copies nor empties would leak one probe's state into the next.
     names = [field.name for field in attrs.fields(RunProgressBudget)]

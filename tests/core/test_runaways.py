@@ -98,7 +98,7 @@ def test_a_worker_killed_by_a_signal_is_one_line_and_the_other_drivers_still_rep
     done = _run(copy, "properties", "--quick", "--seed", "1", "--subject", "navigation,hooks")
     _no_traceback(done)
     assert done.returncode == 1
-    died = [line for line in done.stdout.splitlines() if line.startswith("ERROR navigation")]
+    died = [line for line in done.stdout.splitlines() if line.startswith("CRASHED navigation")]
     assert died, done.stdout[-3000:]
     assert all("worker died while running seed 1: the worker was killed by SIGKILL" in line for line in died)
     assert any("while running navigation scenario" in line for line in died)
@@ -116,7 +116,61 @@ def test_a_worker_past_its_memory_limit_is_a_crash_of_its_driver_not_the_kernels
     done = _run(copy, "properties", "--quick", "--seed", "1", "--subject", "navigation")
     _no_traceback(done)
     assert done.returncode == 1
-    crashed = [line for line in done.stdout.splitlines() if line.startswith("ERROR navigation")]
+    crashed = [line for line in done.stdout.splitlines() if line.startswith("CRASHED navigation")]
     assert crashed and all("MemoryError" in line for line in crashed), done.stdout[-3000:]
     assert any("while running navigation scenario" in line for line in crashed)
     assert not re.search(r"^VIOLATED", done.stdout, re.M)
+
+
+CRASH = ("guard/navigation_evidence.py",
+         '        """Take in the new messages of one slice; the first bound they reached, in message order, or None."""\n',
+         '        """Take in the new messages of one slice; the first bound they reached, in message order, or None."""\n'
+         '        raise RuntimeError("planted crash")\n')
+
+
+def test_a_crash_is_its_own_outcome_never_an_invariant_nor_vacuity(tmp_path: Path) -> None:
+    # Issue 22: the verdict names the crash and its driver; nothing is violated or vacuous because of it.
+    copy = _copy(tmp_path, edit=CRASH)
+    done = _run(copy, "properties", "--mutants", "--seed", "3", "--subject", "navigation")
+    _no_traceback(done)
+    assert done.returncode == 1
+    crashed = [line for line in done.stdout.splitlines() if line.startswith("CRASHED ")]
+    assert crashed and crashed[0].startswith("CRASHED navigation "), done.stdout[-3000:]
+    assert "RuntimeError: planted crash" in crashed[0] and "navigation_evidence.py" in crashed[0]
+    assert not re.search(r"^VIOLATED|vacuous", done.stdout, re.M), done.stdout[-3000:]
+    assert "not judged (a driver crashed)" in done.stdout
+    assert scratch.violated_invariant(done.stdout) is None
+    assert scratch.crash(done.stdout).startswith("navigation ")
+
+
+def test_the_catalogue_reports_a_crash_as_a_crash_not_a_kill(tmp_path: Path) -> None:
+    from mutations import catalogue_runner
+
+    copy = _copy(tmp_path, edit=CRASH)
+    properties = scratch.run_properties(copy, "catalogue:planted-crash", 3, 600, first="navigation")
+    entry = catalogue.Entry(id="planted-crash", seed="003", rule="a planted crash", file=CRASH[0],
+                            level=catalogue.NAVIGATION, edits=(catalogue.Edit(CRASH[1], CRASH[2]),), breaks=("N1",))
+    tests = scratch.Outcome(exit_code=1, killer="tests/navigation/x.py::test", output_tail="", seconds=0.0,
+                            failures=("tests/navigation/x.py::test",))
+    status, detail = catalogue_runner.judge(entry, properties, tests)
+    assert status == catalogue_runner.CRASHED
+    assert "RuntimeError: planted crash" in detail
+
+
+def test_a_slow_but_correct_mutant_is_a_survivor_whatever_the_load(tmp_path: Path) -> None:
+    """Issue 22: the per-test deadline (20x the unmutated time, at least 3 s) fails a slow but correct mutant; the
+    kill counts only if the test runs past a 200x deadline (at least 60 s) alone, so a sleep of 4 s, which a
+    loaded machine stretches but never past a minute, survives on a quiet machine and a loaded one alike."""
+    import json
+
+    sleepy = ('    ) -> None:\n        """Account one tool receipt."""\n',
+              '    ) -> None:\n        """Account one tool receipt."""\n        import time\n        time.sleep(4)\n')
+    copy = _copy(tmp_path, edit=("guard/budget.py", *sleepy))
+    test = "tests/budget/test_budget_basics.py::test_four_consecutive_failures_stop"
+    durations = tmp_path / "durations.json"
+    durations.write_text(json.dumps({"duration_by_test": {test: 0.001}}), encoding="utf-8")
+    first = scratch.run_pytest(copy, "catalogue:slow-but-correct", durations, stop_at_first=True, timeout=300,
+                               extra=(test,))
+    assert first.killer == test + scratch.DEADLINE_MARK, first.output_tail
+    confirmed = scratch.confirm_deadline(copy, "catalogue:slow-but-correct", first, durations, 300)
+    assert confirmed.exit_code == 0 and confirmed.killer is None, confirmed.output_tail
