@@ -13,6 +13,9 @@ from guard.navigation_evidence import Observer
 from guard.navigation_limits import NavigationLimits
 from properties.catalogue import Tally
 from properties.navigation import bulk
+from properties.probes import Probes
+
+PROBED = Probes()
 
 _navigate = production.navigate
 _finish = production._finish
@@ -73,6 +76,7 @@ PLANTED = {
 }
 
 
+@PROBED(*PLANTED)
 @pytest.mark.parametrize("invariant", sorted(PLANTED, key=lambda name: int(name[1:])))
 def test_each_invariant_catches_its_planted_bug(monkeypatch, invariant) -> None:
     name, replacement = PLANTED[invariant]
