@@ -157,8 +157,11 @@ def test_h8_catches_an_empty_lookup_read_off_the_exit_code() -> None:
     """Plants: any exec that exits 1 is an empty lookup, whatever the recorded command. Breaks: a bound exec
     receipt is free only when the command recorded by ``before_tool_call`` is a search that found nothing
     (hooks.md "Binding"; seed 000): a failing ``make`` whose receipt claims a grep is taken as free."""
+
+    def planted(command: Any, exit_code: Any, output: str) -> bool:
+        return exit_code == 1
+
     sequence = website(Call(0, "lying_lookup"))
-    planted = lambda command, exit_code, output: exit_code == 1  # noqa: E731 - the planted classifier
     assert_caught("H8", sequence, lambda patch: patch.setattr(hooks, "lookup_found_nothing", planted), at=0)
 
 
@@ -177,5 +180,8 @@ def test_h10_catches_an_instruction_shown_at_every_boundary() -> None:
     the first refused boundary after a trip shows the instruction and every later one the stop text with one
     abort (hooks.md "After the fuse"; seed 002): the second read after the trip gets the instruction again."""
     events = [Call(number, "fetch_fail") for number in range(4)] + [ModelCall(), Call(4, "read"), Call(5, "read")]
-    planted = lambda self: self.phase == PENDING  # noqa: E731 - deliver without ending the pending phase
+
+    def planted(self: Finalization) -> bool:
+        return self.phase == PENDING
+
     assert_caught("H10", website(*events), lambda patch: patch.setattr(Finalization, "deliver", planted), at=6)
