@@ -30,8 +30,10 @@ from properties.budget.invariants import (
     load_probe,
     new_monitor,
 )
+from properties.probes import Probes
 
 HONEST_COPIES = bulk.default_copies
+PROBED = Probes()
 
 
 class EndsOneLate(RunProgressBudget):
@@ -77,6 +79,7 @@ def test_loaded_probe_matches_a_fresh_copy_whatever_it_held_before() -> None:
     assert {name: getattr(budget, name) for name in untouched} == untouched
 
 
+@PROBED("B13")
 @pytest.mark.parametrize("mode", ["observed", "all"])
 def test_b13_catches_a_failure_ends_one_late_in_every_mode(mode: str) -> None:
     copies = new_copies()
