@@ -1509,8 +1509,11 @@ class Expander:
         seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
         # Issue 25: one copy's step is bounded by counting (``properties.work_bound``); ``expand`` reports a copy
         # that runs past it as B6 at this edge, where an unbounded step would hang the search.
-        work_bound.arm(work_bound.STEP_LOOPS, f"copy {ALL_COPIES[index]}'s step")
-        admitted = self.appliers[index](budget, event)
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"copy {ALL_COPIES[index]}'s step")
+        try:
+            admitted = self.appliers[index](budget, event)
+        finally:
+            work_bound.pop(saved)
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 

@@ -666,7 +666,7 @@ class Monitor:
         there (every later step of this monitor is skipped: its copies stopped half-way through a step)."""
         if self.ran_away:
             return []
-        work_bound.arm(work_bound.STEP_LOOPS, f"step {self.index} of the budget")
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the budget")
         try:
             return self.deliver_and_check(event)
         except work_bound.WorkBoundExceeded as error:
@@ -676,6 +676,8 @@ class Monitor:
             self.tally.steps += 1
             self.index += 1
             return found
+        finally:
+            work_bound.pop(saved)
 
     def deliver_and_check(self, event: Event) -> list[Violation]:
         budgets = self.budgets

@@ -480,11 +480,13 @@ class HookMonitor:
         violated at this step (``runaway_message``); the sequence is judged no further after a runaway."""
         if self.ran_away:
             return []
-        work_bound.arm(work_bound.STEP_LOOPS, f"step {self.index} of the hook path")
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the hook path")
         try:
             found = self.deliver_and_check(event)
         except work_bound.WorkBoundExceeded as error:
             return self.runaway(error.describe())
+        finally:
+            work_bound.pop(saved)
         kept, bound = records_kept(self.guards["G"]), records_bound(self.hook_calls)
         if kept > bound and not found:
             return self.runaway(f"the guard keeps {kept:,} records after {self.hook_calls:,} hook calls, more than "

@@ -123,3 +123,14 @@ def test_the_fakes_turn_a_loop_that_never_reaches_its_deadline_into_a_runaway(mo
     assert "59 polls, more than its work time (120,000 ms in slices of 5,000 ms) allows" in played.outcome.detail
     assert len(played.record.polls) == 58  # the 59th poll raised before it was recorded: memory stays bounded
     assert sys.getsizeof(played.record.polls) < 10_000
+
+
+def test_a_monitor_step_restores_the_bound_armed_around_it() -> None:
+    with work_bound.armed(1_000_000, "the caller's bound"):
+        monitor = budget_monitor(Limits(), Tally(), new_copies(Limits()))
+        monitor.step(Result("a", "exec", {}, failed=True))
+        # The step armed 100,000 of its own, then gave the caller's bound back, minus nothing of it.
+        assert work_bound.used() == 0
+        with pytest.raises(work_bound.WorkBoundExceeded, match="the caller's bound"):
+            for _ in range(1_000_001):
+                work_bound.tick()
