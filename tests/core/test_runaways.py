@@ -166,7 +166,7 @@ def test_a_slow_but_correct_mutant_is_a_survivor_whatever_the_load(tmp_path: Pat
     sleepy = ('    ) -> None:\n        """Account one tool receipt."""\n',
               '    ) -> None:\n        """Account one tool receipt."""\n        import time\n        time.sleep(4)\n')
     copy = _copy(tmp_path, edit=("guard/budget.py", *sleepy))
-    test = "tests/budget/test_budget_basics.py::test_four_consecutive_failures_stop"
+    test = "tests/budget/test_budget_basics.py::test_four_consecutive_failures_stop[production]"
     durations = tmp_path / "durations.json"
     durations.write_text(json.dumps({"duration_by_test": {test: 0.001}}), encoding="utf-8")
     first = scratch.run_pytest(copy, "catalogue:slow-but-correct", durations, stop_at_first=True, timeout=300,
