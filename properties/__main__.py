@@ -217,9 +217,13 @@ def execute(tasks: Sequence[Task], mode: str, workers: int) -> list[tuple[Task, 
 
     results: list[tuple[Task, DriverResult]] = []
     if mode == "mutants" or workers <= 1:
-        forked.limit_memory(forked.memory_limit(1))
+        # One at a time, each in a forked child of its own: a task that kills its process is still one line.
+        limit = forked.memory_limit(1)
+        forked.limit_memory(limit)
         for task in tasks:
-            outcome = run_task(task)
+            outcome = forked.Workers([task], run_task, 1, limit).results()[0]
+            if isinstance(outcome, forked.Death):
+                outcome = _died(task, outcome.reason)
             results.append((task, outcome))
             print(_report_line(task, outcome), flush=True)
             if mode == "mutants" and (outcome.failure or outcome.tally.violations or outcome.error):

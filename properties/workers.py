@@ -136,8 +136,8 @@ class Workers:
     def start_one(self) -> None:
         mine, theirs = self.context.Pipe(duplex=False)
         note = self.context.Array("c", NOTE_BYTES, lock=False)
-        process = self.context.Process(target=_work, args=(self.tasks, self.run, self.claim, theirs, self.limit, note),
-                                       daemon=True)
+        # Not a daemon: a driver may fork processes of its own (the explorer's side-by-side configurations).
+        process = self.context.Process(target=_work, args=(self.tasks, self.run, self.claim, theirs, self.limit, note))
         process.start()
         theirs.close()
         self.processes[mine] = process
