@@ -792,12 +792,14 @@ class Monitor:
             if admitted.get(copy):
                 self.admissions[copy] += 1
                 self.streak_admissions[copy] += 1
-            if state.consecutive == 0:
+            if toward_fuse and state.failures == before[copy].failures + 1:
+                self.count_toward_fuse(copy, event, before[copy])
+            # A streak ends when consecutive is back at 0 with no global charge waiting (at a fuse of 1 the
+            # charge that waits leaves consecutive at 0 while the streak goes on).
+            elif state.consecutive == 0 and state.deferred != GLOBAL:
                 if self.streak_admissions[copy] or self.streak_fuse[copy]:
                     self.streak_admissions[copy] = 0
                     self.streak_fuse[copy] = 0
-            elif toward_fuse and state.failures == before[copy].failures + 1:
-                self.count_toward_fuse(copy, event, before[copy])
 
     def reference_fuse(self) -> int:
         """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit)."""
