@@ -509,7 +509,7 @@ class HookMonitor:
         )
 
     def step(self, event: HookEvent) -> list[Violation]:
-        """Deliver ``event`` to the three guards and check every invariant; the violations of this step.
+        """Deliver ``event`` to G and M (and H3's oracle) and check every invariant; the violations of this step.
 
         Bounded by counting (issue 25): a hook that loops past ``work_bound.STEP_LOOPS`` iterations, or a
         guard that keeps more records than ``records_bound`` allows for the hook calls delivered so far, is H3
