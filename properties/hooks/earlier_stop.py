@@ -52,7 +52,7 @@ RECORDED_STOP_HEAD = (
 RUNNING, PENDING, SHOWN, NEVER = "running", "pending", "shown", "never"
 
 
-@attrs.define(slots=True)
+@attrs.frozen
 class Refusal:
     """What the oracle expects at one tool boundary of a stopped run."""
 

@@ -179,7 +179,7 @@ def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
     budget = end.budget
     if step.earlier is None or budget.deferrals_used or budget.free_used or step.monitor.admitted or any(record.admitted for record in g):
         return False, None
-    exercised = budget.terminal or (bool(step.earlier) and step.earlier[-1].stopped) or step.start["G"].budget.terminal
+    exercised = budget.terminal or (bool(step.earlier) and step.earlier[-1].stopped)
     instruction = step.monitor.instruction_seen
     for record, view in zip(g, step.earlier):
         if view.missing:

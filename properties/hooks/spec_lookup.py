@@ -12,24 +12,29 @@ exact on what the spec states, and where the spec is silent it leans to
 "not free" (a charged search costs one failure; a wrongly free command could
 hide a real one). The choices where the spec is silent:
 
-* Only space and tab separate words (as in dash's grammar); any other
-  character, odd whitespace and Unicode look-alikes included, is part of a
-  word, so ``grep`` spelled with one is not a lookup.
-* ``#`` starts a comment only at the start of a word (where dash reads one);
-  glob characters and ``~`` are left alone: they change which files are
-  read, never what runs or what is written.
+* The command is printable ASCII, spaces and tabs: classifiers.md's L4
+  says odd whitespace and Unicode look-alikes are never accepted, quoted or
+  not, so a pattern with any other character is charged like any failure.
+* An unquoted ``#`` disqualifies wherever it stands (dash reads a comment
+  only at a word's start; refusing it everywhere costs a charged search at
+  worst). Glob characters and ``~`` are left alone: they change which files
+  are read, never what runs or what is written.
 * Inside double quotes a backslash keeps dash's meaning (it quotes ``$``,
   a backtick, ``"`` and ``\\``; elsewhere it is itself).
 * A step may pipe into several filters in a row. ``uniq`` in a pipe may
   take options only (a second operand would be a file it writes), and
   ``sort``'s long options starting ``--o`` or ``--c`` (``--output``,
   ``--check``, ``--compress-program``, and their abbreviations) are rejected
-  with ``-o``/``-c``. ``git grep``'s ``-O`` is rejected inside combined
-  short flags too, and every long option starting ``--open`` (git accepts
-  abbreviations).
+  with ``-o``/``-c`` and ``-C`` (the quiet ``--check``). ``git grep``'s
+  ``-O`` is rejected inside combined short flags too, and every long option
+  that abbreviates ``--open-files-in-pager`` past the ambiguous ``--o``
+  (git accepts unique abbreviations).
 * An error line is one that starts with a program's name and a colon
-  (``sed: ...``), or ``fatal:``/``error:``; a grep-family line whose message
-  starts ``warning:`` or reports that a binary file matches is not an error.
+  (``sed: ...``, the shell's ``dash: ...``), or ``fatal:``/``error:``/``usage:``, or
+  that reports a missing file, a refused permission or a regex that does
+  not parse (rg prints some of those without its name); a grep-family line
+  whose message starts ``warning:`` or reports that a binary file matches is
+  not an error.
 """
 
 from __future__ import annotations
@@ -44,13 +49,21 @@ FILTERS = frozenset({"head", "tail", "cat", "wc", "sort", "uniq"})
 #: classifiers.md: the one sed form allowed, ``sed -n 'N,Mp'``.
 LINE_RANGE = re.compile(r"[0-9]+,[0-9]+p")
 #: Characters that disqualify wherever they stand outside quotes (classifiers.md's disqualifier list).
-NEVER_UNQUOTED = frozenset("\\$`(){}<>")
+NEVER_UNQUOTED = frozenset("\\$`(){}<>#")
+#: classifiers.md L4: no odd whitespace or look-alike, quoted or not (module notes).
+PLAIN_TEXT = re.compile(r"[\x20-\x7e\t]*")
 #: Program names whose "name:" lines are error lines (module notes).
-SPEAKERS = ("grep", "egrep", "fgrep", "rg", "git", "which", "sed", "echo", "cd", *sorted(FILTERS))
-ERROR_LINE = re.compile(r"(?:(%s): (.*)|(?:fatal|error):.*)" % "|".join(SPEAKERS), re.DOTALL)
+SPEAKERS = ("grep", "egrep", "fgrep", "rg", "git", "which", "sed", "echo", "cd", "dash", "sh", *sorted(FILTERS))
+ERROR_LINE = re.compile(r"(?:(%s): (.*)|(?:fatal|error|[Uu]sage):.*)" % "|".join(SPEAKERS), re.DOTALL)
+#: Error reports that carry no program's name (module notes).
+NAMELESS_ERRORS = ("No such file or directory", "Permission denied", "regex parse error")
 
 #: A scanned token: a word's text, or one of the operators ``;``, ``&&``, ``|``.
 SEMI, AND, PIPE = ";", "&&", "|"
+
+
+class Operator(str):
+    """An operator token, kept apart from a word with the same text (a quoted ``';'`` is a word)."""
 
 
 class Refused(Exception):
@@ -58,7 +71,14 @@ class Refused(Exception):
 
 
 def scan(command: str) -> list:
-    """The command's words (str) and operators (``Operator``), quotes removed; ``Refused`` on a disqualifier."""
+    """The command's words (str) and operators (``Operator``), quotes removed; ``Refused`` on a disqualifier.
+
+    classifiers.md: "Scanning is word by word with quotes removed, as dash would see it", and its list of
+    what disqualifies a command (``||``, a lone ``&``, redirections, grouping, substitutions, comments, a
+    backslash outside quotes, ``$`` or a backtick inside double quotes, a newline, an unquoted ``$``).
+    """
+    if PLAIN_TEXT.fullmatch(command) is None:
+        raise Refused("a character other than printable ASCII, space or tab")
     tokens: list = []
     word: list[str] = []
     in_word = False
@@ -82,8 +102,6 @@ def scan(command: str) -> list:
             in_word = True
         elif char in NEVER_UNQUOTED:
             raise Refused(f"{char!r} outside quotes")
-        elif char == "#" and not in_word:
-            raise Refused("a comment")
         elif char in ";&|":
             if in_word:
                 tokens.append("".join(word))
@@ -123,10 +141,6 @@ def double_quoted(command: str, i: int, word: list[str]) -> int:
     raise Refused("an unclosed quote")
 
 
-class Operator(str):
-    """An operator token, kept apart from a word with the same text (a quoted ``';'`` is a word)."""
-
-
 def split_on(tokens: list, operators: frozenset) -> tuple[list[list], list[str]]:
     """The runs of tokens between the given operators, and the operators between them."""
     parts: list[list] = [[]]
@@ -146,7 +160,9 @@ def is_search(words: list[str]) -> bool:
         if len(words) < 2 or words[1] != "grep":
             return False
         for word in words[2:]:
-            if word.startswith("--open") or (word.startswith("-O")) or (word.startswith("-") and not word.startswith("--") and "O" in word):
+            # classifiers.md: ``-O...``/``--open-files-in-pager`` run a pager (module notes: abbreviations, clusters).
+            name = word.split("=", 1)[0]
+            if (len(name) > 3 and "--open-files-in-pager".startswith(name)) or (word.startswith("-") and not word.startswith("--") and "O" in word):
                 raise Refused("git grep would open a pager program")
         return True
     if words[0] not in SEARCHES:
@@ -165,7 +181,7 @@ def check_filter(words: list[str]) -> None:
         raise Refused(f"{name!r} is not a filter")
     for word in words[1:]:
         if name == "sort" and (
-            word.startswith(("--o", "--c")) or (word.startswith("-") and not word.startswith("--") and ("o" in word or "c" in word))
+            word.startswith(("--o", "--c")) or (word.startswith("-") and not word.startswith("--") and any(flag in word for flag in "ocC"))
         ):
             raise Refused("sort would write or check a file")
         if name == "uniq" and not word.startswith("-"):
@@ -198,6 +214,8 @@ def check_step(commands: list[list], last: bool) -> None:
 def has_error_line(output: str) -> bool:
     """classifiers.md: an error line disqualifies; grep's warnings and binary-file notices are not errors."""
     for line in output.splitlines():
+        if any(report in line for report in NAMELESS_ERRORS):
+            return True
         found = ERROR_LINE.fullmatch(line)
         if found is None:
             continue
@@ -217,7 +235,8 @@ def search_found_nothing(command: Any, exit_code: Any, output: Any) -> bool:
         steps, joins = split_on(scan(command), frozenset({SEMI, AND}))
         # classifiers.md: "optionally preceded by one literal `cd DIR &&`".
         if steps[0][:1] == ["cd"]:
-            if len(steps[0]) != 2 or not joins or joins[0] != AND:
+            # A DIR that is empty or starts with "-" is an option or nothing, not a literal directory.
+            if len(steps[0]) != 2 or not steps[0][1] or steps[0][1].startswith("-") or not joins or joins[0] != AND:
                 raise Refused("cd other than one literal `cd DIR &&`")
             steps = steps[1:]
         if not steps:

@@ -25,6 +25,7 @@ from properties.hooks.invariants import HookMonitor
 from properties.hooks.shapes import STOP_HEAD
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_playground import write_binds_new_project
+from properties.lookup.corpus import hostile_corpus, valid_corpus
 
 
 class Routing:
@@ -131,6 +132,17 @@ def test_binds_a_new_project_as_classifiers_md_states_it(tool, params, routing, 
 ])
 def test_lookup_found_nothing_as_classifiers_md_states_it(command, code, output, expected) -> None:
     assert search_found_nothing(command, code, output) is expected
+
+
+def test_the_lookup_oracle_agrees_with_the_corpus_grammar() -> None:
+    """The lookup corpus's ground truth comes from its grammar (never from a classifier): every valid chain is
+    free at exit 1 with clean output, and no hostile case of a kind the spec names is (the ``strict-`` kinds
+    are production's own stricter choices, which the oracle does not restate)."""
+    valid = valid_corpus(5, 400)
+    assert all(search_found_nothing(rendered.command, 1, "") for rendered in valid)
+    hostile = [case for case in hostile_corpus(5, 20) if not case.kind.startswith("strict-")]
+    accepted = [case for case in hostile if search_found_nothing(case.command, case.exit_code, case.output)]
+    assert len(hostile) > 500 and accepted == []
 
 
 def test_the_earlier_stop_shows_the_instruction_then_the_stop_once() -> None:
