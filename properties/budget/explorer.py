@@ -80,8 +80,8 @@ Why each search terminates (correct budgets; a broken one may not, hence the
   success memory holds at most its cap of the alphabet's two fingerprints.
 * call ids are renamed canonically, so only the shape of each copy's memory
   matters; with a small seen-calls cap that memory is a bounded sequence.
-* the monitor's history: three booleans, admissions <= granted kinds, double
-  charges <= deferrals.
+* the monitor's history: three booleans, admissions <= granted kinds, each
+  copy's place against the reference's fuse in 0 .. fuse + 1 (B9).
 
 Hence the canonical state space is finite and breadth-first search reaches a
 fixpoint. Breadth first also gives the shortest violating trace: every state
@@ -502,7 +502,8 @@ class History(NamedTuple):
     features: tuple
     admissions: tuple
     streak: tuple
-    doubles: tuple
+    #: B9: each copy's place against the reference's fuse (``Monitor.streak_fuse``).
+    fuse: tuple
     lookups_only: bool
 
 
@@ -673,7 +674,7 @@ def _settled_history(history: History, copies: Sequence[CopyKey]) -> History:
         features=tuple(True for _ in history.features),
         admissions=history.admissions,
         streak=tuple(value if keep else 0 for value, keep in zip(history.streak, alive)),
-        doubles=tuple(value if keep else 0 for value, keep in zip(history.doubles, alive)),
+        fuse=tuple(value if keep else 0 for value, keep in zip(history.fuse, alive)),
         # B11's lookup-only clause reads Pl's rounds, which a copy stopped for good no longer keeps.
         lookups_only=history.lookups_only and not copies[_PL].dead,
     )
@@ -883,7 +884,7 @@ def decode(state: State, prototypes: Sequence[Any]) -> list[Any]:
 
 def _history_keys() -> tuple[tuple[str, ...], tuple[str, ...]]:
     fresh = Monitor(limits=Limits(), tally=Tally(), budgets=new_copies(Limits()))
-    assert tuple(fresh.admissions) == tuple(fresh.streak_admissions) == tuple(fresh.streak_double_charges)
+    assert tuple(fresh.admissions) == tuple(fresh.streak_admissions) == tuple(fresh.streak_fuse)
     return tuple(fresh.feature_used), tuple(fresh.admissions)
 
 
@@ -892,11 +893,11 @@ _FEATURE_KEYS, _ADMISSION_KEYS = _history_keys()
 
 def restore_history(monitor: Monitor, history: tuple) -> None:
     """Set a monitor's history to ``history`` (as ``Monitor.history()`` returned it)."""
-    features, admissions, streak, doubles, lookups_only = history
+    features, admissions, streak, fuse, lookups_only = history
     monitor.feature_used = dict(zip(monitor.feature_used, features))
     monitor.admissions = dict(zip(monitor.admissions, admissions))
     monitor.streak_admissions = dict(zip(monitor.streak_admissions, streak))
-    monitor.streak_double_charges = dict(zip(monitor.streak_double_charges, doubles))
+    monitor.streak_fuse = dict(zip(monitor.streak_fuse, fuse))
     monitor.lookups_only = lookups_only
     monitor.flags = set()
 
@@ -1455,7 +1456,7 @@ class Expander:
         if found is None:
             found = self.history_dicts[history] = (
                 dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
-                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.doubles)),
+                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.fuse)),
                 history.lookups_only,
             )
         return found
@@ -1581,11 +1582,11 @@ class Expander:
         """
         monitor = self.edge_monitor
         # ``restore_history``, from the state's own dictionaries (copied: the step may change them).
-        features, admissions, streak, doubles, lookups_only = history
+        features, admissions, streak, fuse, lookups_only = history
         monitor.feature_used = features.copy()
         monitor.admissions = admissions.copy()
         monitor.streak_admissions = streak.copy()
-        monitor.streak_double_charges = doubles.copy()
+        monitor.streak_fuse = fuse.copy()
         monitor.lookups_only = lookups_only
         monitor.flags = set()
         after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))

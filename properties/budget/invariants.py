@@ -329,19 +329,36 @@ def b8_refusal_grants(step: Step) -> Outcome:
 
 
 def b9_one_failure_past_the_fuse(step: Step) -> Outcome:
-    """Open implies consecutive <= fuse - 1 + admissions in this streak (+ waits that landed with a trip, in P)."""
+    """Open implies consecutive <= fuse - 1 + admissions in this streak (+ 1 in P when a charge may have waited).
+
+    invariants.md B9: for ``Pr`` an open response has ``consecutive <= 3 +
+    admissions since the last reset``. In ``P`` a charge that waited (seed
+    001) lands together with the next failure, so the tripping refusal can
+    leave ``consecutive`` one higher than the failures it took to trip. The
+    bound that then holds: one more, once per streak, and only when the
+    streak's failure that reached the *reference's* fuse was one that could
+    wait (correctable as P received it, nothing waiting, a deferral left:
+    budget.md step 3).
+
+    The fuse and the failures are counted by the monitor (``Monitor.streak_fuse``),
+    never read from P's own ``consecutive``: a failure counts when it has no
+    lane and P's total went up by one (B4 pins the total), and the fuse is
+    the reference's limit (``R``'s). An earlier version let the allowance grow
+    with every jump of P's ``consecutive`` past the fuse, so a P that charged
+    twice per failure there granted itself the room it took (issue 22).
+    """
     monitor = step.monitor
-    limit = monitor.limits.consecutive_failures
+    fuse = monitor.reference_fuse()
     exercised = False
     for copy in ("Pr", "P"):
         after = step.after[copy]
         if after.terminal:
             continue
-        allowance = monitor.streak_admissions[copy] + monitor.streak_double_charges[copy]
+        allowance = monitor.streak_admissions[copy] + (monitor.streak_fuse[copy] > fuse)
         if allowance:
             exercised = True
-        if after.consecutive > limit - 1 + allowance:
-            return True, f"{copy} open at consecutive {after.consecutive} with {allowance} admissions in the streak"
+        if after.consecutive > fuse - 1 + allowance:
+            return True, f"{copy} open at consecutive {after.consecutive} with {allowance} allowed past the reference's fuse in the streak"
     return exercised, None
 
 
@@ -593,7 +610,9 @@ class Monitor:
     feature_used: dict[str, bool] = attrs.field(factory=lambda: {copy: False for copy in ("Pd", "Pr", "Pl")})
     admissions: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
     streak_admissions: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
-    streak_double_charges: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
+    #: B9, per copy: where its streak stands against the reference's fuse: the no-lane failures it charged
+    #: since its last reset (0 .. fuse), or fuse + 1 when the one that reached the fuse could have waited.
+    streak_fuse: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
     lookups_only: bool = True
     flags: set[str] = attrs.field(factory=set)
     appliers: dict[str, Callable[[Any, Event], bool]] = attrs.field(factory=dict)
@@ -632,7 +651,7 @@ class Monitor:
             tuple(self.feature_used.values()),
             tuple(self.admissions.values()),
             tuple(self.streak_admissions.values()),
-            tuple(self.streak_double_charges.values()),
+            tuple(self.streak_fuse.values()),
             self.lookups_only,
         )
 
@@ -766,7 +785,8 @@ class Monitor:
                 self.lookups_only = False
         elif not isinstance(event, Round):
             self.lookups_only = False
-        limit = self.limits.consecutive_failures
+        # B9: a failure with no lane counts toward the reference's fuse (a lane failure has its own fuse).
+        toward_fuse = isinstance(event, Result) and bool(event.failed) and lane_of(event.lane) is None
         for copy in ("P", "Pr"):
             state = after.get(copy)
             if state is None:
@@ -774,12 +794,36 @@ class Monitor:
             if admitted.get(copy):
                 self.admissions[copy] += 1
                 self.streak_admissions[copy] += 1
-            if state.consecutive == 0:
-                if self.streak_admissions[copy] or self.streak_double_charges[copy]:
+            if toward_fuse and state.failures == before[copy].failures + 1:
+                self.count_toward_fuse(copy, event, before[copy])
+            # A streak ends when consecutive is back at 0 with no global charge waiting (at a fuse of 1 the
+            # charge that waits leaves consecutive at 0 while the streak goes on).
+            elif state.consecutive == 0 and state.deferred != GLOBAL:
+                if self.streak_admissions[copy] or self.streak_fuse[copy]:
                     self.streak_admissions[copy] = 0
-                    self.streak_double_charges[copy] = 0
-            elif state.consecutive - before[copy].consecutive >= 2 and state.consecutive > limit:
-                self.streak_double_charges[copy] += 1
+                    self.streak_fuse[copy] = 0
+
+    def reference_fuse(self) -> int:
+        """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit)."""
+        return self.budgets["R"].limits.consecutive_failures
+
+    def count_toward_fuse(self, copy: str, event: Result, before: Snap) -> None:
+        """B9: ``copy`` charged one more no-lane failure in its streak (see ``b9_one_failure_past_the_fuse``)."""
+        fuse = self.reference_fuse()
+        place = self.streak_fuse[copy]
+        if place >= fuse:
+            return
+        place += 1
+        # budget.md step 3: a charge may wait only at a correctable failure, nothing waiting, a deferral left.
+        if (
+            place == fuse
+            and "correctable" in FEATURE_FLAGS[copy]
+            and event.correctable is True
+            and before.deferred is None
+            and before.deferrals_used < self.limits.corrected_attempts
+        ):
+            place = fuse + 1
+        self.streak_fuse[copy] = place
 
     def _count_coverage(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
         coverage = self.tally.coverage

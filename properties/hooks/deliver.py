@@ -27,12 +27,15 @@ class SpyBudget(RunProgressBudget):
 
     #: (call id, failed, flags, hook) per counted receipt.
     log: list = attrs.field(factory=list)
+    #: (call id, tool, params, failed) per counted receipt, beside ``log``: what H3's oracle feeds the reference.
+    received: list = attrs.field(factory=list)
     admissions: int = 0
     #: The hook currently running (set by ``deliver``), recorded with each receipt.
     hook: str = ""
 
     def observe_result(self, call_id, tool, params, failed, **flags):  # noqa: D401 - a spy
         self.log.append((call_id, bool(failed), dict(flags), self.hook))
+        self.received.append((call_id, tool, params, bool(failed)))
         super().observe_result(call_id, tool, params, failed, **flags)
 
     def correct_fuse(self, remedy):
@@ -42,7 +45,8 @@ class SpyBudget(RunProgressBudget):
 
 
 def make_guard(sequence: HookSequence, allowances: bool = True) -> ToolLoopGuard:
-    """A fresh guard for ``sequence``'s setting; ``allowances=False`` is the earlier guard (H3's reference)."""
+    """A fresh guard for ``sequence``'s setting (``allowances=False``: production's own earlier mode, which
+    the hook replay shows; H3 is judged against ``properties.hooks.earlier_stop`` instead)."""
     return ToolLoopGuard(
         run=RUN, session=SESSION, budget=SpyBudget(), allowances=allowances,
         routing=RoutingState() if sequence.playground else None, strict_stop=sequence.strict_stop,
@@ -86,6 +90,8 @@ class HookRecord:
     before: "GuardState | None" = None
     #: What the hook returned (``record_tool_result``: whether the record was kept).
     returned: Any = None
+    #: The same receipts as ``counted``, as the budget got them: (call id, tool, params, failed).
+    received: tuple = ()
 
 
 def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, message: Any = None) -> HookRecord:
@@ -98,6 +104,7 @@ def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, 
         name, guard_state(guard), decision=returned if name == "before_tool_call" else None,
         counted=tuple(budget.log[logged:]) if len(budget.log) > logged else (), admitted=budget.admissions - admissions,
         before=before, persisted=returned if name == "tool_result_persist" else None, message=message, returned=returned,
+        received=tuple(budget.received[logged:]) if len(budget.received) > logged else (),
     )
 
 

@@ -1,13 +1,22 @@
 """The hook subject's invariants (``shared/spec/hooks.md``), written once and checked at every step.
 
 A step is one hook event (a model call, a tool call through every hook, an
-owner cancel, the router going inactive) delivered to three guards that each
+owner cancel, the router going inactive) delivered to two guards that each
 keep their own production budget:
 
 * ``G``: the sequence as generated (each call's result hooks in its order);
-* ``M``: the mirror: every call's two result hooks in the other order;
-* ``R``: the earlier guard (``allowances=False``: no new flags, nothing
-  admitted) over the same events and orders, H3's reference.
+* ``M``: the mirror: every call's two result hooks in the other order.
+
+Three invariants are judged against expectations that run none of the
+production code they judge (issue 22):
+
+* H3 against ``properties.hooks.earlier_stop``: the reference budget
+  (``reference/``) fed what G's hooks counted, and hooks.md's stop restated
+  (which boundary is refused, with which text, one abort);
+* H5 against ``properties.hooks.spec_playground`` (classifiers.md "binds a
+  new project", restated);
+* H8 against ``properties.hooks.spec_lookup`` (classifiers.md "lookup found
+  nothing", restated).
 
 H1-H3 are hooks.md's; H4-H10 state promises of hooks.md and seeds 000-002
 that no one of H1-H3 covers, each named by the rule catalogue entry that
@@ -31,7 +40,9 @@ Scope choices (where hooks.md is silent; a safety guard's reading):
   ones, or whose receipt the persist hook counted (rewritten params are
   invisible there).
 * The classifiers (``binds_new_project``, ``lookup_found_nothing``) are
-  judged by their own tables and properties; H5 and H8 use them as given.
+  judged by their own tables and properties too; H5 and H8 never call them,
+  so a bug in either shows as H5 or H8 violated instead of agreeing with
+  itself.
 """
 
 from __future__ import annotations
@@ -42,12 +53,15 @@ import attrs
 
 from guard.finalization import PENDING
 from guard.hooks import ToolLoopGuard
-from guard.playground import binds_new_project
 from properties import work_bound
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
+from properties.hooks.earlier_stop import EarlierStop, refusal_problem
+from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
 from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape
+from properties.hooks.spec_lookup import search_found_nothing
+from properties.hooks.spec_playground import write_binds_new_project
 from properties.names import REFUSAL_KINDS
 
 #: Tool ids whose receipts may be empty lookups (hooks.md: the command is the record's ``command``).
@@ -58,6 +72,14 @@ ALLOWANCE_FLAGS = ("correctable", "corrected", "correctable_refusal", "empty_loo
 def granted(flags: dict) -> list[str]:
     """The allowance flags a receipt was given (a kind, or any of the seeds' flags exactly True)."""
     return [name for name in ALLOWANCE_FLAGS if (flags.get(name) is not None if name == "correctable_refusal" else flags.get(name) is True)]
+
+
+def lines_of(result: Any) -> str:
+    """The output a receipt shows, one content part per line (classifiers.md: stdout and stderr merged)."""
+    content = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
 
 
 def text_of(message: Any) -> str:
@@ -87,6 +109,8 @@ class HookStep:
     monitor: "HookMonitor"
     #: Per record of G: what a refused boundary of a stopped run must show ("instruction", "stop"), else None.
     shown: list = attrs.field(factory=list)
+    #: Per record of G: H3's oracle after that hook (``earlier_view``); None once an allowance applied.
+    earlier: "list[EarlierView] | None" = None
 
     @property
     def call(self) -> "Call | None":
@@ -146,22 +170,30 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
 
 
 def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
-    """Whenever no allowance applied (no deferral, no free lookup, no admission), the stop is the earlier guard's:
-    the same calls refused with the same text, the same stop, one abort."""
-    g, r = step.records["G"], step.records["R"]
+    """Whenever no allowance applied (no deferral, no free lookup, no admission), the stop is the earlier hook
+    path's: the reference budget stops the run at the same hook, the same boundaries are refused with the same
+    text (the finalization instruction first, then the stop text), and the run aborts once, at the first stop
+    text. The expectation is ``properties.hooks.earlier_stop``'s, which runs no production code."""
+    g = step.records["G"]
     end = g[-1].state if g else step.start["G"]
     budget = end.budget
-    if budget.deferrals_used or budget.free_used or step.monitor.admitted or any(record.admitted for record in g):
+    if step.earlier is None or budget.deferrals_used or budget.free_used or step.monitor.admitted or any(record.admitted for record in g):
         return False, None
-    reference = r[-1].state if r else step.start["R"]
-    exercised = budget.terminal or reference.budget.terminal
-    for a, b in zip(g, r):
-        if a.decision != b.decision:
-            return True, f"{a.hook}: {a.decision} where the earlier guard gave {b.decision}"
-    if budget.terminal != reference.budget.terminal:
-        return True, f"stopped={budget.terminal} where the earlier guard has stopped={reference.budget.terminal}"
-    if end.aborted != reference.aborted:
-        return True, f"aborted={end.aborted} where the earlier guard has aborted={reference.aborted}"
+    exercised = budget.terminal or (bool(step.earlier) and step.earlier[-1].stopped)
+    instruction = step.monitor.instruction_seen
+    for record, view in zip(g, step.earlier):
+        if view.missing:
+            return True, f"{record.hook}: {view.missing}"
+        if record.hook == "before_tool_call":
+            decision = record.decision
+            problem = refusal_problem(view.refusal, decision.block, decision.block_reason, instruction)
+            if problem is not None:
+                return True, f"{step.call.call_id}: {problem}"
+        state = record.state
+        if state.budget.terminal != view.stopped:
+            return True, f"after {record.hook}: stopped={state.budget.terminal} where the reference's run has stopped={view.stopped}"
+        if state.aborted != view.aborted:
+            return True, f"after {record.hook}: aborted={state.aborted} where the earlier path has aborted={view.aborted}"
     return exercised, None
 
 
@@ -169,7 +201,7 @@ def h4_kind_stays_inside(step: HookStep) -> Outcome:
     """A refusal's kind never reaches the host: ``before_tool_call`` returns only the block and its reason, and
     the reason never names a kind (seed 002: the kind travels by call id to the result hooks)."""
     exercised = False
-    for guard in ("G", "M", "R"):
+    for guard in ("G", "M"):
         for record in step.records[guard]:
             decision = record.decision
             if decision is None or not decision.block:
@@ -237,8 +269,6 @@ def h7_persisted_copies(step: HookStep) -> Outcome:
 def h8_lookup_from_the_record(step: HookStep) -> Outcome:
     """A bound exec receipt is an empty lookup exactly when the recorded command is a search that found nothing
     (seed 000: the command comes from the pending call's record, never from the result)."""
-    from guard.lookup import lookup_found_nothing
-
     shape = step.shape
     if shape is None or shape.real_tool not in EXEC_TOOLS:
         return False, None
@@ -254,7 +284,7 @@ def h8_lookup_from_the_record(step: HookStep) -> Outcome:
                 command = shape.args.get("command") if isinstance(shape.args, dict) else None
                 details = shape.live.get("details", {})
                 expected = bool(
-                    failed and not refused and lookup_found_nothing(command, details.get("exitCode"), text_of(shape.live)) is True
+                    failed and not refused and search_found_nothing(command, details.get("exitCode"), lines_of(shape.live))
                 )
                 if (flags.get("empty_lookup") is True) != expected:
                     return True, f"{guard}: {call_id} ({step.call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
@@ -394,7 +424,7 @@ def runaway_message(what: str) -> str:
 
 @attrs.define
 class HookMonitor:
-    """Drives the three guards through one sequence and checks every invariant at every step."""
+    """Drives G and M (and H3's oracle) through one sequence and checks every invariant at every step."""
 
     tally: Tally
     invariants: tuple[Invariant, ...] = CATALOGUE
@@ -417,10 +447,15 @@ class HookMonitor:
     hook_calls: int = 0
     #: A step ran past its bound: the guards stopped half-way, so this sequence is judged no further.
     ran_away: bool = False
+    #: H3's oracle for this sequence; None once an allowance applied in G (H3 then judges no further).
+    earlier: "EarlierStop | None" = None
+    #: The finalization instruction's text, as first shown (kept across sequences: one text at every trip).
+    instruction_seen: "str | None" = None
 
     def start(self, sequence: HookSequence) -> None:
         """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
-        self.guards = {"G": make_guard(sequence), "M": make_guard(sequence), "R": make_guard(sequence, allowances=False)}
+        self.guards = {"G": make_guard(sequence), "M": make_guard(sequence)}
+        self.earlier = EarlierStop(sequence.strict_stop)
         self.in_h1_scope = True
         self.admitted = False
         self.tripped = None
@@ -468,12 +503,13 @@ class HookMonitor:
             and self.model_calls_since_trip < 2
             and event.binding in ("bound", "rewritten", "other_tool")
             and routing is not None
-            and routing.initialized
-            and binds_new_project(shape.tool, shape.params, routing, guard.root, list(guard.read_paths)) is True
+            and routing.initialized is True
+            # classifiers.md, restated in the harness (never production's binds_new_project).
+            and write_binds_new_project(shape.tool, shape.params, routing, guard.root, guard.read_paths)
         )
 
     def step(self, event: HookEvent) -> list[Violation]:
-        """Deliver ``event`` to the three guards and check every invariant; the violations of this step.
+        """Deliver ``event`` to G and M (and H3's oracle) and check every invariant; the violations of this step.
 
         Bounded by counting (issue 25): a hook that loops past ``work_bound.STEP_LOOPS`` iterations, or a
         guard that keeps more records than ``records_bound`` allows for the hook calls delivered so far, is H3
@@ -538,9 +574,10 @@ class HookMonitor:
                 shown_since_trip = True
             shown.append(to_show)
         shape = call_shape(event.kind, event.index) if isinstance(event, Call) else None
+        earlier = follow_earlier(self.earlier, records["G"], event) if self.earlier is not None else None
         step = HookStep(
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
-            expect, tripped_by, self, shown,
+            expect, tripped_by, self, shown, earlier,
         )
         tally = self.tally
         ids = tuple(invariant.id for invariant in self.invariants)
@@ -557,10 +594,24 @@ class HookMonitor:
         self.tripped = tripped
         self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
         self.admitted = self.admitted or any(record.admitted for record in records["G"])
+        self.retire_earlier(records["G"], earlier)
         tally.violations.extend(found)
         tally.steps += 1
         self.index += 1
         return found
+
+    def retire_earlier(self, records: list[HookRecord], earlier: "list[EarlierView] | None") -> None:
+        """After a step: keep the instruction's first text, and drop H3's oracle once an allowance applied in G."""
+        if earlier is None:
+            return
+        for record, view in zip(records, earlier):
+            if view.refusal is not None and view.refusal.shows == "instruction" and self.instruction_seen is None:
+                reason = record.decision.block_reason if record.decision is not None else None
+                if isinstance(reason, str) and reason and not reason.startswith(STOP_HEAD):
+                    self.instruction_seen = reason
+        end = records[-1].state.budget if records else None
+        if self.admitted or (end is not None and (end.deferrals_used or end.free_used)):
+            self.earlier = None
 
     def count_coverage(self, step: HookStep) -> None:
         """This step's coverage counts (G only): separate from the checks, so ``--only`` never changes them."""

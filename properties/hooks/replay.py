@@ -28,7 +28,7 @@ state after every call.
 
 With FILE arguments it reads ``guard-hook-sequence/1`` files (saved hook
 counterexamples, ``properties.hooks.sequence_file``), replays each through
-the hook monitor (both orders and the earlier guard) and prints its step
+the hook monitor (both orders and H3's oracle) and prints its step
 table and verdict; the exit status is 1 when one of them violates an
 invariant. A bad or missing file prints one line naming the file and the
 field, exit 2.

@@ -60,18 +60,25 @@ def describe(event: Any) -> str:
 
 
 def step_table(sequence: HookSequence) -> str:
-    """One row per event: per guard (G as generated, M mirrored, R the earlier guard) consecutive/total/phase/stop."""
+    """One row per event: per guard (G as generated, M mirrored) consecutive/total/phase/stop, and H3's oracle
+    (E: the reference budget and the earlier path's phase; ``-`` once an allowance applied)."""
     watch = HookMonitor(Tally())
     watch.start(sequence)
-    header = f"{'step':>4}  {'event':<48}" + "".join(f"  {name + ' c/t/phase/stop':<26}" for name in ("G", "M", "R"))
+    header = f"{'step':>4}  {'event':<48}" + "".join(f"  {name + ' c/t/phase/stop':<26}" for name in ("G", "M", "E"))
     rows = [header, "-" * len(header)]
     for index, event in enumerate(sequence.events):
         found = watch.step(event)
         cells = []
-        for name in ("G", "M", "R"):
+        for name in ("G", "M"):
             guard = watch.guards[name]
             budget = guard.budget
             cells.append(f"{budget.consecutive}/{budget.failures}/{guard.finalization.phase}/{'STOP' if budget.terminal else 'open'}")
+        earlier = watch.earlier
+        if earlier is None:
+            cells.append("-")
+        else:
+            budget = earlier.budget
+            cells.append(f"{budget.consecutive}/{budget.failures}/{earlier.phase}/{'STOP' if budget.terminal else 'open'}")
         mark = "  <- " + ", ".join(v.invariant for v in found) if found else ""
         rows.append(f"{index:>4}  {describe(event)[:48]:<48}" + "".join(f"  {cell:<26}" for cell in cells) + mark)
     return "\n".join(rows)

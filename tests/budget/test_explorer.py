@@ -235,7 +235,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
         history = state.history
         dicts = (
             dict(zip(explorer._FEATURE_KEYS, history.features)), dict(zip(explorer._ADMISSION_KEYS, history.admissions)),
-            dict(zip(explorer._ADMISSION_KEYS, history.streak)), dict(zip(explorer._ADMISSION_KEYS, history.doubles)),
+            dict(zip(explorer._ADMISSION_KEYS, history.streak)), dict(zip(explorer._ADMISSION_KEYS, history.fuse)),
             history.lookups_only,
         )
         for number, (event, moves) in enumerate(zip(events, zip(*rows))):
