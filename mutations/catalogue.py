@@ -637,7 +637,9 @@ HOOK_ENTRIES = [
     _entry(
         "hooks-no-instruction", "002", "a stopped run's first refused boundary shows the stop text instead of the finalization instruction",
         HOOK, HOOKS,
-        _e("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""), breaks=('H10',),
+        # H3's oracle restates hooks.md's instruction-then-stop (the earlier path's first refused boundary), so it
+        # sees the missing instruction as soon as H10 does.
+        _e("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""), breaks=('H10', 'H3'),
     ),
 ]
 
