@@ -58,7 +58,7 @@ from typing import Sequence
 
 import attrs
 
-from properties import profiles, report
+from properties import profiles, progress, report
 from properties.catalogue import Tally
 from properties.cli import whole_number
 from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
@@ -136,6 +136,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--explorer-seconds", type=_seconds, default=None,
         help="time budget of the budget's explorer (default 240 s; --quick 60; --mutants 30)",
     )
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live progress on stderr (the report on stdout is the same either way)")
+    # How often a driver's plain progress line may be printed off a terminal (tests shorten it).
+    parser.add_argument("--progress-every", type=_seconds, default=progress.PLAIN_EVERY, help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help=argparse.SUPPRESS)
     # For timing one driver alone (the benchmark) and for debugging a driver; a normal run uses them all.
     parser.add_argument("--drivers", type=_drivers, default=DRIVERS, help=argparse.SUPPRESS)
@@ -166,7 +170,8 @@ def _driver(subject: Subject, name: str) -> Driver:
 def run_task(task: Task) -> DriverResult:
     """Run one task; a driver that crashes fails the run with its reason, not a traceback."""
     try:
-        return _driver(load(task.subject), task.driver).run(task.request)
+        with progress.task(task.label):
+            return _driver(load(task.subject), task.driver).run(task.request)
     except Exception as error:
         import traceback
 
@@ -318,7 +323,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     only = tuple(selected) if args.only else None
-    results = execute(plan(subjects, args, seed, profile, mode, only), mode, args.workers)
+    tasks = plan(subjects, args, seed, profile, mode, only)
+    # On stderr only, and read from a pipe made before any worker is forked (properties/progress.py).
+    with progress.shown(args.quiet, tasks=len(tasks), every=args.progress_every):
+        results = execute(tasks, mode, args.workers)
 
     tallies: dict[str, Tally] = {subject.name: Tally() for subject in subjects}
     statistics: dict[str, int] = {}
