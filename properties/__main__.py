@@ -389,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tally = tallies[subject.name]
         print(f"{subject.name}: {tally.traces:,} {subject.unit} checked ({tally.steps:,} steps)", flush=True)
     print(report.render(data), flush=True)
+    if mode != "mutants":
+        data["figures"] = _figures(data, args.out)
     try:
         markdown, as_json = report.write(data, args.out)
         print(f"written: {markdown} {as_json}")
@@ -396,6 +398,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties: {args.out}: cannot write the report: {error.strerror}", file=sys.stderr)
         return 2
     return 0 if verdict.ok else 1
+
+
+def _figures(data: dict, out: Path) -> list[tuple[str, str]]:
+    """The coverage figure beside the report (``properties.md`` links it); one line on stderr when it cannot be drawn."""
+    from properties import figures
+
+    if not data["coverage"]:
+        return []
+    title = "Every coverage count against its minimum"
+    heading = f"{title} (seed {data['seed']}, mode {data['mode']}, {data['wall_seconds']:.0f} s)"
+    try:
+        path = figures.coverage(data["coverage"], out / "coverage.svg", heading)
+    except (figures.FiguresUnavailable, OSError) as error:
+        print(f"python -m properties: coverage figure not written: {error}", file=sys.stderr)
+        return []
+    print(f"figure: {path}", flush=True)
+    return [(path.name, title)]
 
 
 def _add_row(rows: dict[tuple[str, str], report.DriverRow], task: Task, outcome: DriverResult) -> None:

@@ -93,11 +93,9 @@ def update(label: "str | None" = None, *, done: "int | None" = None, total: "int
 
 
 @contextlib.contextmanager
-def task(label: str) -> Iterator[None]:
-    """Run a driver (or a part of one) under ``label``: its line appears now and goes when it ends."""
-    global _current
-    before = _current
-    _current = label
+def line(label: str) -> Iterator[None]:
+    """A line for ``label`` while the block runs (it appears now and goes when the block ends); thread-safe, reports
+    name their label."""
     if _channel is not None:
         _send({"label": label, "begin": True, "at": time.time()})
     try:
@@ -105,8 +103,20 @@ def task(label: str) -> Iterator[None]:
     finally:
         if _channel is not None:
             _send({"label": label, "end": True, "at": time.time()})
-        _current = before
         _sent.pop(label, None)
+
+
+@contextlib.contextmanager
+def task(label: str) -> Iterator[None]:
+    """Run a driver (or a part of one) under ``label``: its line, and the label ``update`` uses in this process."""
+    global _current
+    before = _current
+    _current = label
+    try:
+        with line(label):
+            yield
+    finally:
+        _current = before
 
 
 def sublabel(name: str) -> str:

@@ -203,6 +203,7 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     split = {number for number in waiting if hints[number] > sum(hints) - hints[number]}
     outcomes: list[Any] = [None] * len(configs)
     running: dict[Any, tuple[int, Any]] = {}
+    progress.update(done=0, total=len(configs), unit="configurations", force=True)
     try:
         while waiting or running:
             while waiting and len(running) < slots:
