@@ -407,7 +407,7 @@ def _figures(data: dict, out: Path) -> list[tuple[str, str]]:
     if not data["coverage"]:
         return []
     title = "Every coverage count against its minimum"
-    heading = f"{title} (seed {data['seed']}, mode {data['mode']}, {data['wall_seconds']:.0f} s)"
+    heading = f"{title} (seed {data['seed']}, profile {data['profile']}, mode {data['mode']}, {data['wall_seconds']:.0f} s)"
     try:
         path = figures.coverage(data["coverage"], out / "coverage.svg", heading)
     except (figures.FiguresUnavailable, OSError) as error:

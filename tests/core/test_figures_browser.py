@@ -71,7 +71,7 @@ def test_the_coverage_figure_of_a_run_shows_every_count_against_its_minimum(tmp_
     texts = _open(svg, tmp_path / "coverage.png")
     _not_blank(tmp_path / "coverage.png")
     report = json.loads((tmp_path / "properties.json").read_text(encoding="utf-8"))
-    assert any(text.startswith("Every coverage count against its minimum (seed 5, mode quick") for text in texts), texts
+    assert any(text.startswith(f"Every coverage count against its minimum (seed 5, profile {report['profile']}, mode quick") for text in texts), texts
     for subject in {row["subject"] for row in report["coverage"]}:
         assert subject in texts
     for row in report["coverage"]:
