@@ -1,12 +1,14 @@
 """``python -m properties``: every subject, every invariant, every driver, one verdict (``nox -s properties``).
 
     python -m properties [--seed N] [--profile dev|ci|thorough|mutants] [--traces N]
-                         [--quick] [--mutants] [--subject budget,hooks] [--only B1,H2] [--out reports/]
+                         [--quick] [--mutants] [--subject budget,hooks] [--only B1,H2] [--out reports/] [--quiet]
 
 Loops over the subjects (``properties.subject.available()``: budget, hooks,
 and any other whose ``properties/<name>/subject.py`` exists), runs each
 subject's drivers, keeps one tally per subject, prints one report and writes
-``<out>/properties.md`` and ``<out>/properties.json``. Exit status: 0 when
+``<out>/properties.md`` and ``<out>/properties.json`` (and, outside
+``--mutants``, ``<out>/coverage.svg``). While the drivers run, their live
+progress goes to stderr (``properties.progress``; ``--quiet``: none). Exit status: 0 when
 every selected invariant held and was exercised and (default mode) every
 coverage minimum of every subject that ran was met; 1 otherwise; 2 for a bad
 command line. A violation is printed on one line as ``VIOLATED <id> ...``

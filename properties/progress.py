@@ -16,9 +16,9 @@ one JSON line written with a single non-blocking ``os.write`` below
 ``PIPE_BUF``, which the kernel keeps whole, so workers need no lock (a worker
 killed midway cannot leave one held) and a full pipe drops a report instead
 of slowing the work. Each process sends at most one report per label every
-``MIN_INTERVAL`` seconds. With no display running, ``update`` returns after
-one test of a module global: the default run, ``--quiet`` and every mutation
-run pay nothing else.
+``MIN_INTERVAL`` seconds. With no display running (``--quiet``, or a driver
+called outside a run, as the unit tests do) ``update`` returns after one test
+of a module global.
 
 Nothing here draws a random number or changes the order of any work: progress
 never changes the report, the exit status or what a seed reproduces.
