@@ -129,7 +129,9 @@ def growth(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
         for before, after, x0, x1 in zip(values, values[1:], totals, totals[1:]):
             if before > 0:
                 middle = (before * after) ** 0.5
-                axis.annotate(f"x{after / before:.1f}", ((x0 + x1) / 2, middle), fontsize=8, ha="right", va="bottom")
+                # A gap in the caps (6 to 8) is several steps at once: said so, not passed off as one step.
+                steps = f" ({x1 - x0} steps)" if x1 - x0 > 1 else ""
+                axis.annotate(f"x{after / before:.1f}{steps}", ((x0 + x1) / 2, middle), fontsize=8, ha="right", va="bottom")
         axis.grid(True, which="major", alpha=0.3)
     figure.tight_layout(rect=(0, 0.04, 1, 0.95))
     return _save(pyplot, figure, path, caption())
