@@ -428,9 +428,9 @@ def bench_classifier(seconds: float) -> dict[str, Any]:
     return {"status": "ran", "commands_per_second": result["commands_per_second"]}
 
 
-def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> "tuple[int, float] | None":
+def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> "tuple[int, float, float] | None":
     """Run ``command`` with stdout and stderr on a pseudo-terminal (as a person runs it), everything it draws read and
-    dropped; (exit status, wall seconds), or None when cut off after ``timeout``."""
+    dropped; (exit status, wall seconds, CPU seconds of its process tree), or None when cut off after ``timeout``."""
     import fcntl
     import pty
     import struct
@@ -450,6 +450,7 @@ def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: flo
 
     reader = threading.Thread(target=drain, daemon=True)
     start = time.perf_counter()
+    cpu = _children_cpu()
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
     os.close(slave)
     reader.start()
@@ -462,7 +463,15 @@ def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: flo
     finally:
         reader.join(5.0)
         os.close(master)
-    return code, time.perf_counter() - start
+    return code, time.perf_counter() - start, _children_cpu() - cpu
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every finished child and its own waited-for children (the run's whole process tree)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
@@ -471,6 +480,8 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
     walls: dict[str, list[float]] = {"progress": [], "quiet": []}
+    # CPU seconds too: on a machine shared with other work they move far less with its load than wall seconds do.
+    cpus: dict[str, list[float]] = {"progress": [], "quiet": []}
     codes = set()
     for number in range(repeats):
         # Alternate who goes first, so that a load changing during the run hits both alike.
@@ -484,9 +495,12 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
                 return {"status": f"cut off after {timeout:.0f} s"}
             codes.add(found[0])
             walls[side].append(found[1])
+            cpus[side].append(found[2])
     progress_wall, quiet_wall = _median(walls["progress"]), _median(walls["quiet"])
+    progress_cpu, quiet_cpu = _median(cpus["progress"]), _median(cpus["quiet"])
     return {"status": "exit " + ",".join(str(code) for code in sorted(codes)), "progress": progress_wall, "quiet": quiet_wall,
-            "ratio": progress_wall / quiet_wall, "samples": walls}
+            "ratio": progress_wall / quiet_wall, "samples": walls, "cpu_progress": progress_cpu, "cpu_quiet": quiet_cpu,
+            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -566,7 +580,10 @@ def _bench(args: argparse.Namespace) -> int:
             samples = "; ".join(f"{side} " + ", ".join(f"{wall:.1f}" for wall in walls) for side, walls in d["samples"].items())
             add("default run on a terminal, live progress (wall s)", f"{d['progress']:.1f}", f"{d['status']}; median of {args.default_repeats}")
             add("default run on a terminal, --quiet (wall s)", f"{d['quiet']:.1f}", f"the same run without progress; {samples}")
-            add("default run: with progress / without", f"{d['ratio']:.3f}x", "alternating order, both on a pseudo-terminal")
+            add("default run: with progress / without", f"{d['ratio']:.3f}x", "wall seconds; alternating order, both on a pseudo-terminal")
+            cpu_samples = "; ".join(f"{side} " + ", ".join(f"{cpu:.1f}" for cpu in cpus) for side, cpus in d["cpu_samples"].items())
+            add("default run: CPU s with progress / without", f"{d['cpu_ratio']:.3f}x",
+                f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
         else:
             add("default run with and without progress", "-", d["status"])
     _table(rows)
