@@ -64,6 +64,9 @@ class Entry:
     file: str
     level: str
     edits: tuple[Edit, ...]
+    #: The invariants the verdict must name as violated for a kill (issue 22): a property-level entry killed by
+    #: any other one, by a crash, or only by a unit test does not pass the catalogue. Classifier entries: none.
+    breaks: tuple[str, ...] = ()
 
     def applied(self, text: str) -> str:
         """``text`` with every edit made; CatalogueError when a target is missing or ambiguous."""
@@ -233,8 +236,8 @@ def _e(find: str, replace: str) -> Edit:
     return Edit(find, replace)
 
 
-def _entry(id: str, seed: str, rule: str, file: str, level: str, *edits: Edit) -> Entry:
-    return Entry(id=id, seed=seed, rule=rule, file=file, level=level, edits=tuple(edits))
+def _entry(id: str, seed: str, rule: str, file: str, level: str, *edits: Edit, breaks: tuple[str, ...] = ()) -> Entry:
+    return Entry(id=id, seed=seed, rule=rule, file=file, level=level, edits=tuple(edits), breaks=breaks)
 
 
 B = "guard/budget.py"
@@ -257,25 +260,25 @@ BUDGET_001 = [
         "defer-below-fuse", "001", "a correctable failure may wait even when its charge would not trip the fuse",
         B, BUDGET,
         _e("            and self.deferrals_used < self.limits.corrected_attempts\n            and self._would_trip(counter)\n",
-           "            and self.deferrals_used < self.limits.corrected_attempts\n"),
+           "            and self.deferrals_used < self.limits.corrected_attempts\n"), breaks=('B5',),
     ),
     _entry(
         "any-success-forgives", "001", "any success forgives a waiting charge, corrected or not",
-        B, BUDGET, _e(_WAIT_CONDITION, "if False:"),
+        B, BUDGET, _e(_WAIT_CONDITION, "if False:"), breaks=('B6', 'B7'),
     ),
     _entry(
         "other-lane-forgives", "001", "a corrected success in the other lane forgives a lane's waiting charge",
-        B, BUDGET, _e(_WAIT_CONDITION, "if not (corrected is True and (waiting == GLOBAL or lane is not None)):"),
+        B, BUDGET, _e(_WAIT_CONDITION, "if not (corrected is True and (waiting == GLOBAL or lane is not None)):"), breaks=('B7',),
     ),
     _entry(
         "unbounded-deferrals", "001", "more than two charges may wait in one run",
         B, BUDGET,
-        _e("            and self.deferrals_used < self.limits.corrected_attempts\n", ""),
+        _e("            and self.deferrals_used < self.limits.corrected_attempts\n", ""), breaks=('B5',),
     ),
     _entry(
         "two-charges-wait", "001", "a second charge may start waiting while one already waits",
         B, BUDGET,
-        _e("            self.deferred is None\n            and self.deferrals_used", "            self.deferrals_used"),
+        _e("            self.deferred is None\n            and self.deferrals_used", "            self.deferrals_used"), breaks=('B5',),
     ),
     _entry(
         "hold-back-total", "001", "a deferred failure's total count waits with its charge instead of counting at once",
@@ -289,7 +292,7 @@ BUDGET_001 = [
            "                self._charge(self.deferred)\n"
            "                self.failures += 1\n"
            "                self.deferred = None\n"),
-        _e("                self._charge(waiting)\n", "                self._charge(waiting)\n                self.failures += 1\n"),
+        _e("                self._charge(waiting)\n", "                self._charge(waiting)\n                self.failures += 1\n"), breaks=('B4',),
     ),
     _entry(
         "discovery-charges-wait", "001", "a discovery success charges the waiting charge",
@@ -300,21 +303,21 @@ BUDGET_001 = [
            "                self._charge(self.deferred)\n"
            "                self.deferred = None\n"
            "                self._settle()\n"
-           "            return\n"),
+           "            return\n"), breaks=('B7',),
     ),
     _entry(
         "discovery-forgives-wait", "001", "a discovery success forgives the waiting charge",
         B, BUDGET,
         _e("        if discovery or tool in DISCOVERY_TOOLS:\n            return\n",
-           "        if discovery or tool in DISCOVERY_TOOLS:\n            self.deferred = None\n            return\n"),
+           "        if discovery or tool in DISCOVERY_TOOLS:\n            self.deferred = None\n            return\n"), breaks=('B7',),
     ),
     _entry(
         "next-failure-keeps-wait", "001", "the next failure does not land the waiting charge",
-        B, BUDGET, _e(_LAND_WAITING, ""),
+        B, BUDGET, _e(_LAND_WAITING, ""), breaks=('B7', 'B6'),
     ),
     _entry(
         "failure-ends-ignores-wait", "001", "failure_ends forgets the waiting charge that the next failure would land",
-        B, BUDGET, _e(" else (counter, self.deferred)\n", " else (counter,)\n"),
+        B, BUDGET, _e(" else (counter, self.deferred)\n", " else (counter,)\n"), breaks=('B13',),
     ),
 ]
 
@@ -323,37 +326,37 @@ BUDGET_001 = [
 BUDGET_002 = [
     _entry(
         "same-kind-twice", "002", "the same refusal kind may be granted twice in a run",
-        B, BUDGET, _e("            and kind not in self.corrected_kinds\n", ""),
+        B, BUDGET, _e("            and kind not in self.corrected_kinds\n", ""), breaks=('B8',),
     ),
     _entry(
         "grant-past-total-cap", "002", "a refusal is granted even when the total cap stopped the run",
-        B, BUDGET, _e("            and self.failures < limits.total_failures\n", ""),
+        B, BUDGET, _e("            and self.failures < limits.total_failures\n", ""), breaks=('B8',),
     ),
     _entry(
         "grant-with-lanes-exhausted", "002", "a refusal is granted even when both lanes are exhausted",
-        B, BUDGET, _e("            and len(self.exhausted_lanes) < len(LANES)\n        ):", "        ):"),
+        B, BUDGET, _e("            and len(self.exhausted_lanes) < len(LANES)\n        ):", "        ):"), breaks=('B8',),
     ),
     _entry(
         "drop-lane-exclusion", "002", "a lane-classified refusal is granted too (only a global-fuse trip may be)",
-        B, BUDGET, _e("            and lane is None\n            and kind is not None\n", "            and kind is not None\n"),
+        B, BUDGET, _e("            and lane is None\n            and kind is not None\n", "            and kind is not None\n"), breaks=('B8',),
     ),
     _entry(
         "rounds-cap-keeps-correction", "002", "the rounds cap leaves a pending correction in place",
         B, BUDGET,
         _e("            self.terminal = True\n            # Seed 002: the rounds cap outranks a pending remedy, or an idle model could reopen a stopped run.\n            self.correction = None\n",
-           "            self.terminal = True\n"),
+           "            self.terminal = True\n"), breaks=('B10',),
     ),
     _entry(
         "declined-correction-kept", "002", "a declined first call does not spend the correction",
         B, BUDGET,
         _e("        self.correction = None\n        if remedy is not True:\n            return False\n",
-           "        if remedy is not True:\n            return False\n        self.correction = None\n"),
+           "        if remedy is not True:\n            return False\n        self.correction = None\n"), breaks=('B8',),
     ),
     _entry(
         "admission-resets-counters", "002", "admitting the remedy resets the consecutive count instead of leaving it at the fuse",
         B, BUDGET,
         _e("        self.terminal = False\n        return True\n",
-           "        self.terminal = False\n        self.consecutive = 0\n        return True\n"),
+           "        self.terminal = False\n        self.consecutive = 0\n        return True\n"), breaks=('B12',),
     ),
     _entry(
         "stop-keeps-correction", "002", "stop() keeps a pending correction",
@@ -361,7 +364,7 @@ BUDGET_002 = [
         _e('        """Another guard stopped the run: sticky, and it leaves no correction to admit (seed 002)."""\n'
            "        self.terminal = True\n        self.correction = None\n",
            '        """Another guard stopped the run: sticky, and it leaves no correction to admit (seed 002)."""\n'
-           "        self.terminal = True\n"),
+           "        self.terminal = True\n"), breaks=('B8',),
     ),
 ]
 
@@ -374,19 +377,19 @@ BUDGET_000 = [
         _e("        if empty_lookup and self.free_lookups_used < limits.free_empty_lookups:\n",
            "        if empty_lookup:\n"),
         _e("        if empty_lookup is True and self.free_lookups_used < limits.free_empty_lookups:\n",
-           "        if empty_lookup is True:\n"),
+           "        if empty_lookup is True:\n"), breaks=('B4', 'B11'),
     ),
     _entry(
         "free-lookup-resets-consecutive", "000", "a free empty lookup resets the consecutive count",
         B, BUDGET,
         _e("            self.free_lookups_used += 1\n            return\n",
-           "            self.free_lookups_used += 1\n            self.consecutive = 0\n            return\n"),
+           "            self.free_lookups_used += 1\n            self.consecutive = 0\n            return\n"), breaks=('B11',),
     ),
     _entry(
         "free-lookup-resets-rounds", "000", "a free empty lookup resets the rounds count",
         B, BUDGET,
         _e("            self.free_lookups_used += 1\n            return\n",
-           "            self.free_lookups_used += 1\n            self.rounds = 0\n            return\n"),
+           "            self.free_lookups_used += 1\n            self.rounds = 0\n            return\n"), breaks=('B11',),
     ),
 ]
 
@@ -396,19 +399,19 @@ BUDGET_EARLIER = [
     _entry(
         "lane-failure-charges-global", "001", "a lane failure also charges the global consecutive count",
         B, BUDGET,
-        _e("        self.lane_failures[counter] += 1\n", "        self.consecutive += 1\n        self.lane_failures[counter] += 1\n"),
+        _e("        self.lane_failures[counter] += 1\n", "        self.consecutive += 1\n        self.lane_failures[counter] += 1\n"), breaks=('B1',),
     ),
     _entry(
         "pending-keeps-rounds", "001", "a verified running-process receipt does not reset rounds",
-        B, BUDGET, _e("        if pending:\n            self.rounds = 0\n            return\n", "        if pending:\n            return\n"),
+        B, BUDGET, _e("        if pending:\n            self.rounds = 0\n            return\n", "        if pending:\n            return\n"), breaks=('B1',),
     ),
     _entry(
         "fingerprint-ignores-params", "001", "the success fingerprint ignores the params",
-        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool], sort_keys=True,"),
+        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool], sort_keys=True,"), breaks=('B1',),
     ),
     _entry(
         "fingerprint-key-order", "001", "the success fingerprint depends on the params' key order",
-        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool, params], sort_keys=False,"),
+        B, BUDGET, _e("json.dumps([tool, params], sort_keys=True,", "json.dumps([tool, params], sort_keys=False,"), breaks=('B1',),
     ),
 ]
 
@@ -416,6 +419,27 @@ BUDGET_EARLIER = [
 
 #: attrs field of ``Limits`` -> the number ``budget.md`` gives it (the one table, ``SPEC_LIMITS``).
 LIMIT_DEFAULTS = attrs.asdict(SPEC_LIMITS)
+#: What each moved limit must break: production with every new argument stripped no longer equals the reference
+#: (B1), and where the limit is a promise of its own, that promise (the rounds cap B10, the corrected attempts
+#: B5, the free lookups B11, whose 13th lookup then charges the total: B4).
+LIMIT_BREAKS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("consecutive_failures", "lower"): ("B1",),
+    ("consecutive_failures", "higher"): ("B1",),
+    ("total_failures", "lower"): ("B1", "B4"),
+    ("total_failures", "higher"): ("B1", "B4"),
+    ("rounds_without_progress", "lower"): ("B1", "B10"),
+    ("rounds_without_progress", "higher"): ("B10", "B1"),
+    ("identical_successes", "lower"): ("B1",),
+    ("identical_successes", "higher"): ("B1",),
+    ("corrected_attempts", "lower"): ("B5",),
+    ("corrected_attempts", "higher"): ("B5",),
+    ("free_empty_lookups", "lower"): ("B4", "B11"),
+    ("free_empty_lookups", "higher"): ("B4", "B11"),
+    ("seen_calls", "lower"): ("B1",),
+    ("seen_calls", "higher"): ("B1",),
+    ("successes", "lower"): ("B1",),
+    ("successes", "higher"): ("B1",),
+}
 
 
 def _limit_entries() -> list[Entry]:
@@ -428,6 +452,7 @@ def _limit_entries() -> list[Entry]:
                     f"limit-{name.replace('_', '-')}-{word}", "000" if name == "free_empty_lookups" else "001",
                     f"the {name.replace('_', ' ')} limit is {value + step} instead of {value}",
                     L, BUDGET, _e(find, f"    {name}: int = attrs.field(default={value + step}, validator=_positive)\n"),
+                    breaks=LIMIT_BREAKS[(name, word)],
                 )
             )
     return entries
@@ -526,12 +551,12 @@ HOOK_ENTRIES = [
     _entry(
         "hooks-no-pending-phase-check", "002", "a remedy is admitted after the finalization instruction was shown",
         HOOK, HOOKS,
-        _e("        if self.finalization.phase != PENDING:\n            return False\n", ""),
+        _e("        if self.finalization.phase != PENDING:\n            return False\n", ""), breaks=('H5',),
     ),
     _entry(
         "hooks-no-nested-check", "002", "a nested Tool Search child may be admitted as the remedy",
         HOOK, HOOKS,
-        _e("        if record.nested:\n            return False\n        # Seed 002: a call from another run", "        # Seed 002: a call from another run"),
+        _e("        if record.nested:\n            return False\n        # Seed 002: a call from another run", "        # Seed 002: a call from another run"), breaks=('H2', 'H5'),
     ),
     _entry(
         "hooks-no-routing-check", "002", "a remedy is admitted while Playground routing is not active",
@@ -539,80 +564,101 @@ HOOK_ENTRIES = [
         _e("        if not self._routing_active():\n            return False\n        # Seed 002: only the write the refusal asked for",
            "        # Seed 002: only the write the refusal asked for"),
         _e("binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)",
-           "binds_new_project(record.tool, record.params, self.routing or RoutingState(), self.root, self.read_paths)"),
+           "binds_new_project(record.tool, record.params, self.routing or RoutingState(), self.root, self.read_paths)"), breaks=('H5',),
     ),
     _entry(
         "hooks-no-disarm", "002", "admitting the remedy does not disarm the pending finalization",
         HOOK, HOOKS,
-        _e("            self.finalization.disarm()\n", "            pass\n"),
+        _e("            self.finalization.disarm()\n", "            pass\n"), breaks=('H6',),
     ),
     _entry(
         "hooks-no-transcript-exception", "002", "the tripping refusal's persisted copy gets the stop text while a correction pends",
         HOOK, HOOKS,
-        _e("        if self.budget.pending_correction is not None and call_id == self.tripped_by:\n            return message\n", ""),
+        _e("        if self.budget.pending_correction is not None and call_id == self.tripped_by:\n            return message\n", ""), breaks=('H7',),
     ),
     _entry(
         "hooks-leak-kind", "002", "the refusal kind leaks to the host in the block reason",
         HOOK, HOOKS,
         _e("        return Decision(block=True, block_reason=reason)\n",
-           '        return Decision(block=True, block_reason=reason if kind is None else f"{reason} [{kind}]")\n'),
+           '        return Decision(block=True, block_reason=reason if kind is None else f"{reason} [{kind}]")\n'), breaks=('H4',),
     ),
     _entry(
         "hooks-after-drops-kind", "002", "after_tool_call drops the refusal kind",
-        HOOK, HOOKS, _e("record, self._refusal_kind(call_id))\n", "record, None)\n"),
+        HOOK, HOOKS, _e("record, self._refusal_kind(call_id))\n", "record, None)\n"), breaks=('H1',),
     ),
     _entry(
         "hooks-persist-drops-kind", "002", "tool_result_persist drops the refusal kind",
-        HOOK, HOOKS, _e("        kind = self._refusal_kind(call_id)\n", "        kind = None\n"),
+        HOOK, HOOKS, _e("        kind = self._refusal_kind(call_id)\n", "        kind = None\n"), breaks=('H1',),
     ),
     _entry(
         "hooks-admit-any-write", "002", "any write is admitted as the remedy, not only one that binds a new project",
         HOOK, HOOKS,
         _e("        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)\n",
-           "        return write_path(record.tool, record.params) is not None\n"),
+           "        return write_path(record.tool, record.params) is not None\n"), breaks=('H5',),
     ),
     _entry(
         "hooks-classify-persisted-copy", "001", "the persisted copy is classified even when the tool recorded its own result",
         HOOK, HOOKS,
         _e("        source = bound.recorded if bound is not None and bound.has_record else receipt\n",
-           "        source = receipt\n"),
+           "        source = receipt\n"), breaks=('H1',),
     ),
     _entry(
         "hooks-unbound-params", "000", "a receipt whose executed params differ from the pending call still binds",
         HOOK, HOOKS,
-        _e("        if record is not None and not same(record.params, params):\n", "        if False:\n"),
+        _e("        if record is not None and not same(record.params, params):\n", "        if False:\n"), breaks=('H2',),
     ),
     _entry(
         "hooks-unbound-session", "000", "a receipt from another run or session binds to the pending call",
         HOOK, HOOKS,
         _e("        if record.run != self.run or record.session != self.session:\n            return None\n        if record.transport",
-           "        if record.transport"),
+           "        if record.transport"), breaks=('H2',),
     ),
     _entry(
         "hooks-command-from-result", "000", "the lookup command is read from the result instead of the call record",
         HOOK, HOOKS,
-        _e("lookup_found_nothing(_command_of(bound.args),", 'lookup_found_nothing(details_of(inner).get("command"),'),
+        _e("lookup_found_nothing(_command_of(bound.args),", 'lookup_found_nothing(details_of(inner).get("command"),'), breaks=('H8',),
     ),
     _entry(
         "hooks-no-forfeit", "002", "a forfeited answer turn (two model calls after the trip) leaves the correction pending",
         HOOK, HOOKS,
-        _e("        if self.model_calls >= 2 and self.budget.pending_correction is not None:\n            self.budget.stop()\n", ""),
+        _e("        if self.model_calls >= 2 and self.budget.pending_correction is not None:\n            self.budget.stop()\n", ""), breaks=('H5',),
     ),
     _entry(
         "hooks-classify-capped-copy", "001", "a capped copy without a record is classified from its stub instead of charged",
         HOOK, HOOKS,
-        _e("        if source is receipt and is_capped(receipt):\n            return {\"failed\": True, \"allowances\": {}}\n", ""),
+        _e("        if source is receipt and is_capped(receipt):\n            return {\"failed\": True, \"allowances\": {}}\n", ""), breaks=('H9',),
     ),
     _entry(
         "hooks-count-nested", "001", "a nested Tool Search child's receipt is counted",
         HOOK, HOOKS,
         _e("        if is_nested(call_id):\n            return\n        record = self.pending.get(call_id)",
-           "        record = self.pending.get(call_id)"),
+           "        record = self.pending.get(call_id)"), breaks=('H2',),
     ),
     _entry(
         "hooks-no-instruction", "002", "a stopped run's first refused boundary shows the stop text instead of the finalization instruction",
         HOOK, HOOKS,
-        _e("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""),
+        _e("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""), breaks=('H10',),
+    ),
+]
+
+#: Issue 25: changes that make a step never end. The verdict must name the invariant the counted bound protects
+#: (``properties.work_bound``), never hang, and the catalogue counts them as kills by that invariant.
+RUNAWAY_ENTRIES = [
+    _entry(
+        "budget-wait-loops-for-rescue", "001", "a waiting charge loops until a passing correction rescues it, "
+        "instead of being charged by the next result", B, BUDGET,
+        _e("            waiting = self.deferred\n            self.deferred = None\n",
+           "            waiting = self.deferred\n"
+           "            while not (corrected is True and (waiting == GLOBAL or waiting == lane)):\n"
+           "                pass\n"
+           "            self.deferred = None\n"), breaks=('B6',),
+    ),
+    _entry(
+        "hooks-record-without-bound", "002", "a new pending call is recorded under numbered keys until its own id "
+        "holds it, which it never does", HOOK, HOOKS,
+        _e("            self.pending.setdefault(call_id, record)\n",
+           "            while self.pending.get(call_id) is not record:\n"
+           "                self.pending[f\"{call_id}#{len(self.pending)}\"] = record\n"), breaks=('H3',),
     ),
 ]
 
@@ -621,12 +667,33 @@ def _all_entries() -> tuple[Entry, ...]:
     from mutations.navigation_entries import NAVIGATION_ENTRIES
 
     entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES,
-               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *NAVIGATION_ENTRIES]
+               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *RUNAWAY_ENTRIES, *NAVIGATION_ENTRIES]
     ids = [entry.id for entry in entries]
     duplicates = sorted({name for name in ids if ids.count(name) > 1})
     if duplicates:
         raise CatalogueError(f"duplicate catalogue ids: {', '.join(duplicates)}")
+    check_declared(entries)
     return tuple(entries)
+
+
+def check_declared(entries: "list[Entry]") -> None:
+    """Every property-level entry declares the invariants it must break, each an invariant of its level's subject."""
+    from properties.subject import available
+
+    known = {subject.name: set(subject.ids) for subject in available()}
+    for entry in entries:
+        if entry.level not in PROPERTY_LEVELS:
+            if entry.breaks:
+                raise CatalogueError(f"{entry.id}: a {entry.level} entry is judged by its tests; it declares no invariant")
+            continue
+        # Budget entries are judged by the budget subject; hook entries may break a budget invariant too (hooks
+        # feed the budget), and navigation entries only navigation's.
+        allowed = known.get(entry.level, set()) | (known.get(BUDGET, set()) if entry.level == HOOKS else set())
+        if not entry.breaks:
+            raise CatalogueError(f"{entry.id}: declares no invariant it must break (Entry.breaks)")
+        strange = [name for name in entry.breaks if name not in allowed]
+        if strange:
+            raise CatalogueError(f"{entry.id}: declares {', '.join(strange)}, not an invariant of level {entry.level}")
 
 
 def entries() -> tuple[Entry, ...]:

@@ -35,6 +35,9 @@ from mutations.catalogue import PROPERTY_LEVELS, CatalogueError, Entry
 
 KILLED = "killed"
 SURVIVED = "survived"
+#: Issue 22: the verdict broke, but not as the entry declares: another invariant, or only a crash.
+WRONG_INVARIANT = "killed by an undeclared invariant"
+CRASHED = "crashed (Stryker's RuntimeError)"
 NOT_APPLIED = "not applied"
 TIMEOUT = "timeout"
 PROPERTIES_MISSING = "properties missing"
@@ -89,7 +92,8 @@ class CatalogueResult:
         return reasons
 
 
-def _judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
+def judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
+    """(status, detail) of an entry from its two suites: the verdict must name a declared invariant (issue 22)."""
     problems = []
     if entry.level in PROPERTY_LEVELS:
         if scratch.properties_missing(properties):
@@ -98,9 +102,14 @@ def _judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) ->
             return TIMEOUT, f"property drivers timed out after {SUITE_TIMEOUT:.0f}s"
         if properties.exit_code == 0:
             problems.append("the property drivers passed (budget and hook entries must be killed by them alone)")
+        elif properties.killer is None and properties.crashed:
+            return CRASHED, f"no invariant broke; a driver crashed: {properties.crashed}"
         elif properties.killer is None:
             last = (properties.output_tail.splitlines() or [""])[-1]
             problems.append(f"the property drivers exited {properties.exit_code} without naming a violated invariant: {last}")
+        elif properties.killer not in entry.breaks:
+            return WRONG_INVARIANT, (f"the verdict broke {properties.killer}; the entry declares "
+                                     f"{', '.join(entry.breaks)}")
     if tests.exit_code is None:
         return TIMEOUT, f"pytest timed out after {SUITE_TIMEOUT:.0f}s"
     if tests.exit_code == 0:
@@ -131,7 +140,8 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
                       if entry.level in PROPERTY_LEVELS else NOT_RUN)
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
-        status, detail = _judge(entry, properties, tests)
+        tests = scratch.confirm_deadline(copy, label, tests, durations, SUITE_TIMEOUT)
+        status, detail = judge(entry, properties, tests)
         properties_killer = properties.killer if properties.exit_code not in (0, None) else None
         return EntryResult(entry, status, properties_killer, tests.killer if tests.exit_code not in (0, None) else None,
                            detail, time.monotonic() - started, line)
@@ -175,14 +185,17 @@ def tests_near(root: Path, entry: Entry, durations: Path | None) -> list[str]:
     return sorted(chosen)
 
 
-#: Sources whose change invalidates every cached verdict: the suites, the oracle, the harness, the set-up.
-CONTEXT_PATHS = ("tests", "properties", "reference", "mutations", "pyproject.toml", "noxfile.py")
+#: Sources whose change invalidates every cached verdict: the suites, the oracle, the harness, the set-up, and
+#: all of ``guard/`` (issue 22: a mutated function calls helpers anywhere in it, so an edit to any of them can
+#: turn a kill into a survivor).
+CONTEXT_PATHS = ("guard", "tests", "properties", "reference", "mutations", "pyproject.toml", "noxfile.py")
 
 
-def context_digest(root: Path) -> str:
-    """One hash over every source that judges a mutant (everything but the subject, ``guard/``)."""
+def context_digest(root: Path, with_guard: bool = True) -> str:
+    """One hash over the code under test and every source that judges a mutant, read once per run (the red
+    check keys ``guard/`` itself, as each variant runs it: ``with_guard=False``)."""
     digest = hashlib.sha256()
-    for name in CONTEXT_PATHS:
+    for name in CONTEXT_PATHS if with_guard else CONTEXT_PATHS[1:]:
         path = root / name
         files = sorted(path.rglob("*")) if path.is_dir() else [path]
         for file in files:
@@ -192,43 +205,13 @@ def context_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def enclosing_source(source: str, find: str) -> str:
-    """The source of the function (or method, or class) an edit falls in; the whole file at module level."""
-    at = source.find(find)
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    if at < 0:
-        return source
-    line = source.count("\n", 0, at) + 1
-    for node in tree.body:
-        if not (node.lineno <= line <= (node.end_lineno or node.lineno)):
-            continue
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.lineno <= line <= (item.end_lineno or item.lineno):
-                    return ast.get_source_segment(source, item) or source
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return ast.get_source_segment(source, node) or source
-    return source
-
-
 def entry_key(root: Path, entry: Entry, seed: int, context: str) -> str:
-    """What a cached kill depends on: the entry, the seed, the code it mutates and every judging source.
-
-    This is mutmut's own policy for its mutants (a verdict is re-tested when
-    the mutated function or a test changes), applied to the catalogue. A
-    fresh clone has no cache, so CI always runs every entry.
-    """
-    digest = hashlib.sha256(f"{entry.id}\0{seed}\0{context}\0{entry.file}".encode())
-    try:
-        source = (root / entry.file).read_text(encoding="utf-8")
-    except OSError:
-        source = ""
+    """What a cached kill depends on: the entry (its edits and the invariants it declares), the seed, and
+    ``context`` (``context_digest``: all of ``guard/`` and every judging source). A fresh clone has no cache,
+    so CI always runs every entry."""
+    digest = hashlib.sha256(f"{entry.id}\0{seed}\0{context}\0{entry.file}\0{','.join(entry.breaks)}".encode())
     for edit in entry.edits:
         digest.update(f"\0{edit.find}\0{edit.replace}\0".encode())
-        digest.update(enclosing_source(source, edit.find).encode())
     return digest.hexdigest()
 
 
@@ -277,12 +260,16 @@ def _run_entry_warm(server: "warm.Server", root: Path, entry: Entry, seed: int, 
             properties = attrs.evolve(properties, killer=found.get("invariant"))
             if properties.exit_code in (0, None) or properties.killer is None:
                 return None, "the property drivers did not kill it warm"
+            if properties.killer not in entry.breaks:
+                return None, f"the property drivers broke {properties.killer} warm, not a declared invariant"
         found = server.judge("pytest", label, scratch_dir, seed, SUITE_TIMEOUT,
                              priority=tests_near(root, entry, durations), **common)
         if "not_patchable" in found or "crashed" in found:
             return None, found.get("not_patchable") or found["crashed"]
         tests = _outcome(found)
-        status, detail = _judge(entry, properties, tests)
+        if (tests.killer or "").endswith(scratch.DEADLINE_MARK):
+            return None, "a test ran past its deadline warm: confirmed cold"
+        status, detail = judge(entry, properties, tests)
         if status != KILLED:
             return None, "no test failed warm"
         return EntryResult(entry, KILLED, properties.killer, tests.killer, "ok", time.monotonic() - started,
@@ -397,7 +384,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                 return None
         return found
 
-    def judge(entry: Entry) -> EntryResult:
+    def judge_entry(entry: Entry) -> EntryResult:
         reason = why_cold[entry.id]
         if reason is None:
             chosen = server()
@@ -442,7 +429,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                 progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
                          f"  ({result.seconds:.1f}s, {where})")
 
-            futures = [None if entry.id in hits else pool.submit(judge, entry) for entry in entries]
+            futures = [None if entry.id in hits else pool.submit(judge_entry, entry) for entry in entries]
             results = []
             for entry, future in zip(entries, futures):
                 results.append(_cached(entry, cached[entry.id]) if future is None else future.result())

@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from mutations import scratch
 from mutations.equivalents import Equivalent
 from properties import progress
 
@@ -58,8 +59,12 @@ _STATUS_BY_CODE: dict[int | None, str] = {
     None: NOT_CHECKED,
 }
 
+#: Issue 22: a kill by the per-test deadline, confirmed by re-running the killing test alone with a deadline
+#: ``scratch.CONFIRM_FACTOR`` times larger: Stryker's ``Timeout``, reported apart from killed.
+CONFIRMED_TIMEOUT = "timeout (confirmed)"
+
 #: Verdicts that prove a test noticed the mutant; every other verdict fails the session.
-DETECTED = frozenset({KILLED, TYPE_CHECK})
+DETECTED = frozenset({KILLED, TYPE_CHECK, CONFIRMED_TIMEOUT})
 
 
 class MutmutSetupError(Exception):
@@ -600,11 +605,58 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
                                   killer=killers.get(key) if status == KILLED else None))
             if key not in before or before[key] != (exit_code, durations.get(key)):
                 tested += 1
+    confirm_hangs(root, mutants)
     _diffs(root, mutants, sources)
     problems = _judge_equivalents(mutants, equivalents)
     return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
                         mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
                         left_out_tests=_left_out_tests(root), phases=phases)
+
+
+def confirm_hangs(root: Path, mutants: list[Mutant]) -> None:
+    """Re-judge every kill by the per-test deadline (issue 22): a wall-clock deadline on a loaded machine can
+    fail a slow but finite mutant, so such a kill counts only after its test, run alone on that mutant with a
+    deadline ``scratch.CONFIRM_FACTOR`` times larger (at least ``scratch.CONFIRM_FLOOR`` s), runs past it again: then it is a
+    confirmed timeout. A test that now fails otherwise makes it killed by that failure; one that passes makes
+    the mutant a survivor. The common runaway, a loop in guard/, never gets here: its loop bound
+    (``properties.work_bound``) fails the test by count, the same on any machine."""
+    for mutant in mutants:
+        if mutant.status != KILLED or not (mutant.killer or "").endswith(scratch.DEADLINE_MARK):
+            continue
+        test = mutant.killer.removesuffix(scratch.DEADLINE_MARK)  # type: ignore[union-attr]
+        print(f"  mutations| confirming the hang of {mutant.name} ({test}) with a {scratch.CONFIRM_FACTOR:.0f}x deadline",
+              flush=True)
+        outcome, failure = rerun_alone(root, mutant.name, test)
+        if outcome == "deadline":
+            mutant.status, mutant.killer = CONFIRMED_TIMEOUT, mutant.killer
+        elif outcome == "failed":
+            mutant.killer = failure
+        else:
+            mutant.status, mutant.killer = SURVIVED, None
+            mutant.problem = f"its deadline kill did not repeat: {test} passed with a {scratch.CONFIRM_FACTOR:.0f}x deadline"
+
+
+def rerun_alone(root: Path, mutant: str, test: str) -> tuple[str, str]:
+    """Run ``test`` alone in mutmut's ``mutants/`` copy with ``mutant`` active: ("deadline" | "failed" | "passed",
+    what failed)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="guard-confirm-") as scratch:
+        killers = Path(scratch) / "killers.tsv"
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env.update(MUTANT_UNDER_TEST=mutant, MUTATIONS_KILLERS_FILE=str(killers), PYTHONHASHSEED="0",
+                   MUTATIONS_DEADLINE_FACTOR=str(scratch.CONFIRM_FACTOR), MUTATIONS_MIN_DEADLINE=str(scratch.CONFIRM_FLOOR))
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                               "mutations.pytest_plugin", test], cwd=root / "mutants", env=env, capture_output=True,
+                              text=True, errors="replace", timeout=3600)
+        recorded = killers.read_text(encoding="utf-8").splitlines() if killers.is_file() else []
+    failure = recorded[0].partition("\t")[2] if recorded else ""
+    if done.returncode == 0:
+        return "passed", ""
+    if failure.endswith(scratch.DEADLINE_MARK):
+        return "deadline", failure
+    return "failed", failure or f"pytest exit {done.returncode}"
 
 
 def _left_out_tests(root: Path) -> list[str]:

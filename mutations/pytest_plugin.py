@@ -56,6 +56,12 @@ def pytest_configure(config: Any) -> None:
     """
     if "MUTANT_UNDER_TEST" not in os.environ:
         return
+    # Issue 25: every process of the mutation layers runs under a memory limit, so a mutant that allocates
+    # without bound fails its test with MemoryError instead of being left to the kernel. mutmut and the
+    # catalogue run at most two of these side by side, beside their parent.
+    from properties import workers
+
+    workers.limit_memory(workers.memory_limit(3))
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:
@@ -192,7 +198,10 @@ def pytest_runtest_call(item: Any) -> Any:
     if known is None:
         # Never timed unmutated (a new test): no basis for a deadline, so the suite's own timeout applies.
         return (yield)
-    deadline = max(MIN_DEADLINE, DEADLINE_FACTOR * known)
+    # A confirmation re-run (``mutmut_layer.confirm_hangs``) asks for a much larger deadline.
+    factor = float(os.environ.get("MUTATIONS_DEADLINE_FACTOR", DEADLINE_FACTOR))
+    floor = float(os.environ.get("MUTATIONS_MIN_DEADLINE", MIN_DEADLINE))
+    deadline = max(floor, factor * known)
     previous = signal.signal(signal.SIGALRM, _on_deadline)
     signal.setitimer(signal.ITIMER_REAL, deadline)
     try:

@@ -43,6 +43,7 @@ _STRYKER_BY_STATUS = {
     mutmut_layer.EQUIVALENT: "Ignored",
     mutmut_layer.NO_TESTS: "NoCoverage",
     mutmut_layer.TIMEOUT: "Timeout",
+    mutmut_layer.CONFIRMED_TIMEOUT: "Timeout",
     mutmut_layer.SUSPICIOUS: "RuntimeError",
     mutmut_layer.SEGFAULT: "RuntimeError",
     mutmut_layer.SKIPPED: "Ignored",
@@ -55,6 +56,8 @@ _STRYKER_BY_ENTRY = {
     catalogue_runner.SURVIVED: "Survived",
     catalogue_runner.TIMEOUT: "Timeout",
     catalogue_runner.NOT_APPLIED: "RuntimeError",
+    catalogue_runner.CRASHED: "RuntimeError",
+    catalogue_runner.WRONG_INVARIANT: "Survived",
     catalogue_runner.PROPERTIES_MISSING: "Pending",
 }
 
@@ -145,7 +148,8 @@ def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: cat
             **meta,
             "redCheck": [
                 {"name": variant.name, "description": variant.description, "failing": variant.failing,
-                 "errored": variant.errored, "summary": variant.summary, "problem": variant.problem}
+                 "errored": variant.errored, "apart": variant.apart, "summary": variant.summary,
+                 "problem": variant.problem}
                 for variant in (red or [])
             ],
         },
@@ -211,10 +215,16 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
                    f"| {other} | {unchecked} | {len(mutmut.mutants)} | {mutmut.score:.1f}% |")
         out.append("")
         rate = len(mutmut.mutants) / mutmut.wall_seconds if mutmut.wall_seconds else 0.0
-        hung = sum(1 for mutant in mutmut.mutants if mutant.killer and mutant.killer.endswith("[deadline]"))
+        hung = [mutant for mutant in mutmut.mutants if mutant.status == mutmut_layer.CONFIRMED_TIMEOUT]
         if hung:
-            out.append(f"Kills by a hang: {hung}. The killing test ran past its deadline (20x its unmutated duration, "
-                       "at least 3s) and `mutations.pytest_plugin` failed it, instead of leaving a mutmut timeout.")
+            out.append(f"Timeout (confirmed), counted apart from killed: {len(hung)}. The killing test ran past its "
+                       "deadline (20x its unmutated duration, at least 3s), and again when re-run alone with a "
+                       "200x deadline (at least 60s): " + ", ".join(f"`{mutant.name}`" for mutant in hung) + ".")
+            out.append("")
+        unconfirmed = [mutant for mutant in mutmut.mutants if mutant.problem and "deadline kill did not repeat" in mutant.problem]
+        if unconfirmed:
+            out.append(f"Deadline kills that did not repeat alone (now survivors): {len(unconfirmed)}: "
+                       + ", ".join(f"`{mutant.name}`" for mutant in unconfirmed) + ".")
             out.append("")
         out.append(f"mutmut run: {'ok' if mutmut.run_ok else mutmut.run_message}; {mutmut.wall_seconds:.0f}s wall, "
                    f"{mutmut.tested_this_run} mutants tested this run, mutmut's rate {mutmut.mutmut_rate or '?'} mutations/s, "
@@ -257,14 +267,15 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
                    f"Judged warm {paths['warm']}, cold {paths['cold']}, reused from the cache {paths['cached']} "
                    "(`mutations/warm.py`: only kills are taken from the warm path; a warm survivor is judged again cold).")
         out.append("")
-        out.append("| id | seed | level | rule | status | killed by (invariant / first test) | path | seconds |")
-        out.append("|---|---|---|---|---|---|---|---|")
+        out.append("| id | seed | level | rule | status | declared | observed invariant / first failing test | path | seconds |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
         for result in catalogue.entries:
             entry = result.entry
             killers = " / ".join(k for k in (result.properties_killer, result.test_killer) if k) or _cell(result.detail)
             where = result.path + (f": {result.why_cold}" if result.why_cold else "")
-            out.append(f"| `{entry.id}` | {entry.seed} | {entry.level} | {_cell(entry.rule)} | {result.status} | {_cell(killers)} "
-                       f"| {_cell(where)} | {result.seconds:.1f} |")
+            declared = ", ".join(entry.breaks) or "(tests)"
+            out.append(f"| `{entry.id}` | {entry.seed} | {entry.level} | {_cell(entry.rule)} | {result.status} | {declared} "
+                       f"| {_cell(killers)} | {_cell(where)} | {result.seconds:.1f} |")
         out.append("")
     if red is not None:
         out.append("## Red check: the new tests against the earlier behaviour")
@@ -274,10 +285,16 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
             out.append("")
             out.append(f"{variant.description}. pytest: {variant.summary or 'not run'}.")
             out.append("")
-            out.append(f"Failed ({len(variant.failing)}):")
+            out.append(f"Failed by assertion, in its own seed's tests ({len(variant.failing)}):")
             out.append("")
             out.extend(f"- `{test}`" for test in variant.failing)
             out.append("")
+            if variant.apart:
+                out.append(f"Failed otherwise ({len(variant.apart)}; a crash, a structural test or another seed's "
+                           "test, not counted as catching anything):")
+                out.append("")
+                out.extend(f"- `{test}`" for test in variant.apart)
+                out.append("")
             if variant.errored:
                 out.append(f"Errored ({len(variant.errored)}; not counted as catching anything):")
                 out.append("")

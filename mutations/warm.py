@@ -48,6 +48,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from properties import work_bound
+
 #: The compiler flag of ``from __future__ import annotations``: a patched body compiles as its module did.
 _ANNOTATIONS = __future__.annotations.compiler_flag
 
@@ -117,7 +119,9 @@ def _code_objects(mutated: str, filename: str, flags: int) -> dict[tuple[str, in
     the whole file gives exactly the code the mutated file would run.
     """
     found: dict[tuple[str, int], types.CodeType] = {}
-    pending = [compile(mutated, filename, "exec", flags=flags, dont_inherit=True)]
+    # Counted as an import of the mutated file would be (``properties.work_bound``): a mutated loop that never
+    # ends is then the verdict's runaway, not a hang of the warm fork.
+    pending = [work_bound.compile_counted(mutated, filename, flags)]
     while pending:
         code = pending.pop()
         for const in code.co_consts:

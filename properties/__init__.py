@@ -5,3 +5,9 @@ Drivers: Hypothesis state machines (``stateful``), an exhaustive explorer
 (``replay``). Every one of them checks the same named predicates from
 ``invariants``.
 """
+
+from properties import work_bound
+
+# Every loop of guard/ and reference/ counts its iterations from here on (issue 25): a step that never ends is
+# reported as the invariant it breaks, with a counted, machine-independent bound, never left to hang the run.
+work_bound.install()

@@ -54,13 +54,12 @@ import os
 import secrets
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import attrs
 
-from properties import profiles, progress, report
+from properties import profiles, progress, report, work_bound
 from properties.catalogue import Tally
 from properties.cli import whole_number
 from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
@@ -171,6 +170,7 @@ def _driver(subject: Subject, name: str) -> Driver:
 
 def run_task(task: Task) -> DriverResult:
     """Run one task; a driver that crashes fails the run with its reason, not a traceback."""
+    work_bound.note_running("")
     try:
         with progress.task(task.label):
             return _driver(load(task.subject), task.driver).run(task.request)
@@ -178,9 +178,11 @@ def run_task(task: Task) -> DriverResult:
         import traceback
 
         last = traceback.extract_tb(error.__traceback__)[-1]
+        running = f" while running {work_bound.running}" if work_bound.running else ""
         return DriverResult(
             task.driver, Tally(), 0.0, status="crashed",
-            error=f"{task.subject} {task.driver}: {type(error).__name__}: {error} ({Path(last.filename).name}:{last.lineno})",
+            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {type(error).__name__}: {error} "
+                  f"({Path(last.filename).name}:{last.lineno}){running}",
         )
 
 
@@ -214,32 +216,48 @@ def _report_line(task: Task, outcome: DriverResult) -> str:
 
 
 def execute(tasks: Sequence[Task], mode: str, workers: int) -> list[tuple[Task, DriverResult]]:
-    """Run the tasks: one by one under ``--mutants`` (stopping at the first failure), else in worker processes."""
+    """Run the tasks: one by one under ``--mutants`` (stopping at the first failure), else in worker processes.
+
+    Every process runs under a memory limit (``properties.workers``); a worker that dies is reported as that
+    task's crash, on one line, and every other task's result is still reported."""
+    from properties import workers as forked
+
     results: list[tuple[Task, DriverResult]] = []
     if mode == "mutants" or workers <= 1:
+        # One at a time, each in a forked child of its own: a task that kills its process is still one line.
+        limit = forked.memory_limit(1)
+        forked.limit_memory(limit)
         for task in tasks:
-            outcome = run_task(task)
+            outcome = forked.Workers([task], run_task, 1, limit).results()[0]
+            if isinstance(outcome, forked.Death):
+                outcome = _died(task, outcome.reason)
             results.append((task, outcome))
             print(_report_line(task, outcome), flush=True)
             if mode == "mutants" and (outcome.failure or outcome.tally.violations or outcome.error):
                 break
         return results
-    import multiprocessing
-
+    limit = forked.memory_limit(workers + 1)
     in_main = [task for task in tasks if task.main_process]
     # Costly tasks first, so that the cheap ones fill the gaps at the end.
     elsewhere = sorted((task for task in tasks if not task.main_process), key=lambda task: -task.cost)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [(task, pool.submit(run_task, task)) for task in elsewhere]
-        for task in in_main:
-            outcome = run_task(task)
-            results.append((task, outcome))
-            print(_report_line(task, outcome), flush=True)
-        for task, future in futures:
-            outcome = future.result()
-            results.append((task, outcome))
-            print(_report_line(task, outcome), flush=True)
+    pool = forked.Workers(elsewhere, run_task, workers, limit)
+    forked.limit_memory(limit)
+    for task in in_main:
+        outcome = run_task(task)
+        results.append((task, outcome))
+        print(_report_line(task, outcome), flush=True)
+    for task, outcome in zip(elsewhere, pool.results()):
+        if isinstance(outcome, forked.Death):
+            outcome = _died(task, outcome.reason)
+        results.append((task, outcome))
+        print(_report_line(task, outcome), flush=True)
     return results
+
+
+def _died(task: Task, reason: str) -> DriverResult:
+    """A task whose worker died: a crash of that driver, naming the subject, the driver, the seed and the cause."""
+    return DriverResult(task.driver, Tally(), 0.0, status="crashed",
+                        error=f"{task.label}: worker died while running seed {task.request.seed}: {reason}")
 
 
 def _select(args: argparse.Namespace) -> tuple[list[Subject], list[str]]:
@@ -345,8 +363,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             statistics[key] = statistics.get(key, 0) + value
         _add_row(rows, task, outcome)
         if outcome.error:
-            errors.append(outcome.error)
-            print(f"ERROR {outcome.error}", flush=True)
+            # A driver that raised (in the guard, the reference or the harness) or whose worker died: its own
+            # outcome (issue 22), named with the driver and the seed, never read as an invariant nor as vacuity.
+            crash = outcome.error if outcome.error.startswith(f"{task.subject} ") else (
+                f"{task.label} (seed {seed}): {outcome.error}")
+            errors.append(crash)
+            tallies[task.subject].crashes.append(crash)
+            print(f"CRASHED {crash}", flush=True)
         if outcome.incomplete:
             print(f"INCOMPLETE {outcome.incomplete}", flush=True)
             if mode == "default":
@@ -380,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         statistics=statistics, counterexamples=counterexamples, selection=selection, coverage_note=coverage_note,
     )
     # After a violation the run stopped early; only a run that found none is judged for vacuity on its own line.
-    if not any(tally.violations for tally in tallies.values()):
+    if not any(tally.violations or tally.crashes for tally in tallies.values()):
         for subject in subjects:
             tally = tallies[subject.name]
             for invariant_id in subject.ids:

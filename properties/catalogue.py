@@ -60,6 +60,9 @@ class Violation:
         return f"{name} violated at step {self.step}: {self.message}"
 
 
+NOT_JUDGED = "not judged (a driver crashed)"
+
+
 @attrs.define
 class Tally:
     """Checked and exercised counts per invariant, violations and coverage counts, for one driver or a run.
@@ -76,6 +79,8 @@ class Tally:
     coverage: Counter = attrs.field(factory=Counter)
     steps: int = 0
     traces: int = 0
+    #: Drivers of this tally that crashed (one line each: the driver, the exception, what it was running).
+    crashes: list[str] = attrs.field(factory=list)
 
     @property
     def checked(self) -> Counter:
@@ -97,12 +102,17 @@ class Tally:
         self.violations.extend(other.violations)
         self.steps += other.steps
         self.traces += other.traces
+        self.crashes.extend(other.crashes)
 
     def status(self, invariant_id: str) -> str:
+        """held, violated, vacuous, or "not judged": never exercised while a driver crashed (issue 22).
+
+        A crash is its own outcome (Stryker's ``RuntimeError``): the invariants the crashed driver would have
+        exercised are not vacuous, nothing judged them, and the crash itself fails the run."""
         if any(violation.invariant == invariant_id for violation in self.violations):
             return "violated"
         if self.exercised[invariant_id] == 0:
-            return "vacuous"
+            return NOT_JUDGED if self.crashes else "vacuous"
         return "held"
 
     def ok_for(self, ids: Iterable[str]) -> bool:

@@ -113,10 +113,12 @@ from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
+from properties import work_bound
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import (
-    BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, snap_production, snap_reference,
+    BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, runaway_message, snap_production,
+    snap_reference,
 )
 from reference.budget import ReferenceBudget
 
@@ -1273,6 +1275,8 @@ class Expander:
     def __init__(self, config: Config, canon: Canon, memo: bool = True) -> None:
         self.config = config
         self.canon = canon
+        #: The number of the event whose move is being made (named when that step runs past its bound).
+        self.stepping = 0
         #: Judge each distinct step once (see ``expand``); off, every edge is judged afresh.
         self.memo = memo
         #: States known before the level being expanded, for the live progress (``_explore`` sets it); None: this
@@ -1386,13 +1390,14 @@ class Expander:
             known = self.steps[group][key] = {}
         out = []
         template = None
-        for event in events:
+        for number, event in enumerate(events):
             slot = (id(event), self._mask(index, event))
             transition = known.get(slot)
             if transition is None:
                 if template is None:
                     template = decode_copy(self.prototypes[index], key)
                     before = self.snappers[index](template)
+                self.stepping = number
                 transition = known[slot] = self._step(index, template, event, before)
             out.append(self._move(index, transition, transition.after))
         return tuple(out)
@@ -1422,11 +1427,12 @@ class Expander:
         bases: list[Any] = [None, None]
         out = []
         rows = self.rows
-        for event, template, label, representative, mask in self._plan(index, events):
+        for number, (event, template, label, representative, mask) in enumerate(self._plan(index, events)):
             remembered = label is not None and (membership >> label) & 1
             slot = (template, remembered, mask)
             transition = known.get(slot)
             if transition is None:
+                self.stepping = number
                 budget = bases[remembered]
                 if budget is None:
                     budget = bases[remembered] = decode_copy(
@@ -1505,7 +1511,13 @@ class Expander:
         """Deliver ``event`` to a copy of ``template`` (a budget of the copy ``index``, snapshot ``before``)."""
         budget = clone(template)
         seen = isinstance(event, Result) and event.call_id in budget.seen_call_set
-        admitted = self.appliers[index](budget, event)
+        # Issue 25: one copy's step is bounded by counting (``properties.work_bound``); ``expand`` reports a copy
+        # that runs past it as B6 at this edge, where an unbounded step would hang the search.
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"copy {ALL_COPIES[index]}'s step")
+        try:
+            admitted = self.appliers[index](budget, event)
+        finally:
+            work_bound.pop(saved)
         after = raw_key(budget, index > 0, self.canon, _LABEL_OF)
         return Transition(after, before, self.snappers[index](budget), seen, admitted)
 
@@ -1699,7 +1711,12 @@ class Expander:
                 membership = _membership(ids, index) if unordered and duplicates else 0
                 found = caches[index].get((copy, tag, membership))
                 if found is None:
-                    found = caches[index][(copy, tag, membership)] = self._entry(index, copy, events, tag, membership)
+                    try:
+                        found = caches[index][(copy, tag, membership)] = self._entry(index, copy, events, tag, membership)
+                    except work_bound.WorkBoundExceeded as error:
+                        number = self.stepping
+                        runaway = [Violation("B6", depth, runaway_message(error), BY_ID["B6"].title)]
+                        return children, (position, number, runaway, False), edges - len(events) + number + 1
                 entries.append(found)
             columns = list(zip(*entries))
             pair_columns = zip(*columns[1])

@@ -21,6 +21,7 @@ import attrs
 
 from guard.budget import GLOBAL, RunProgressBudget
 from guard.limits import Limits
+from properties import work_bound
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
@@ -559,6 +560,16 @@ COVERAGE_MINIMUMS = {
 
 # -- the per-trace monitor ----------------------------------------------------
 
+def runaway_message(error: work_bound.WorkBoundExceeded) -> str:
+    """B6's message for a step that did not return within its bound.
+
+    Choice (the spec names no invariant for it): a step that never returns
+    stops the run never, and B6 is the seeds' promise that production stops
+    a run at most one result later than the reference does; every other
+    invariant needs the step's outcome to judge at all.
+    """
+    return f"{error.describe()}: the run can never stop, so it stops later than the reference by more than one result"
+
 
 @attrs.define(slots=True)
 class Monitor:
@@ -603,6 +614,8 @@ class Monitor:
     _first_production: int = 1
     _members_of: Any = None
     _none: dict = attrs.field(factory=dict)
+    #: A step ran past its bound: the copies stopped half-way, so this trace is judged no further.
+    ran_away: bool = False
 
     def __attrs_post_init__(self) -> None:
         # Checked here, not by an attrs validator: a validator would route every attribute write through
@@ -646,7 +659,27 @@ class Monitor:
         self._members_of = budgets
 
     def step(self, event: Event) -> list[Violation]:
-        """Deliver ``event`` to every copy and check every invariant; return the violations of this step."""
+        """Deliver ``event`` to every copy and check every invariant; return the violations of this step.
+
+        The step's work is bounded by counting (issue 25, ``properties.work_bound``): a copy whose step runs
+        past ``work_bound.STEP_LOOPS`` loop iterations is reported as B6 violated at this step, and the trace ends
+        there (every later step of this monitor is skipped: its copies stopped half-way through a step)."""
+        if self.ran_away:
+            return []
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the budget")
+        try:
+            return self.deliver_and_check(event)
+        except work_bound.WorkBoundExceeded as error:
+            self.ran_away = True
+            found = [Violation("B6", self.index, runaway_message(error), BY_ID["B6"].title)]
+            self.tally.violations.extend(found)
+            self.tally.steps += 1
+            self.index += 1
+            return found
+        finally:
+            work_bound.pop(saved)
+
+    def deliver_and_check(self, event: Event) -> list[Violation]:
         budgets = self.budgets
         if self._members_of is not budgets:
             self._bind(budgets)

@@ -43,6 +43,7 @@ import attrs
 from guard.finalization import PENDING
 from guard.hooks import ToolLoopGuard
 from guard.playground import binds_new_project
+from properties import work_bound
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
@@ -354,6 +355,43 @@ def in_h1_scope(sequence: HookSequence) -> bool:
 # -- the monitor ----------------------------------------------------------------
 
 
+def records_kept(guard: ToolLoopGuard) -> int:
+    """Entries in every container the guard and its budget hold (pending calls, refusal kinds, paths read, ...).
+
+    Read generically, field by field, so that a container a change adds is bounded too."""
+    total = 0
+    for owner in (guard, guard.budget):
+        names = FIELD_NAMES.get(type(owner))
+        if names is None:
+            names = FIELD_NAMES[type(owner)] = tuple(field.name for field in attrs.fields(type(owner)))
+        for name in names:
+            value = getattr(owner, name)
+            if isinstance(value, (dict, list, set, tuple, frozenset)):
+                total += len(value)
+    return total
+
+
+#: The attrs field names of each guard type met, read once.
+FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def records_bound(hook_calls: int) -> int:
+    """The records a guard may keep after ``hook_calls`` hook calls: hooks.md's path keeps at most one pending
+    call, one refusal kind and one path read per tool call (four hook calls), and the budget's memories are
+    capped by its limits (64 ids, 32 fingerprints); 2 per hook call plus 200 is a margin of over 2x."""
+    return 2 * hook_calls + 200
+
+
+def runaway_message(what: str) -> str:
+    """H3's message for a hook step past its bound.
+
+    Choice (hooks.md names no invariant for it): a hook that never returns,
+    or that records without bound, never delivers the reference's stop (one
+    refusal, its text, one abort), which is what H3 promises; the other
+    hook invariants need the step's records to judge at all."""
+    return f"{what}: the hook path never delivers the reference's stop"
+
+
 @attrs.define
 class HookMonitor:
     """Drives the three guards through one sequence and checks every invariant at every step."""
@@ -375,6 +413,10 @@ class HookMonitor:
     shown_since_trip: bool = False
     #: The owner cancelled this run (nothing re-opens it, nothing more is shown but the stop).
     cancelled: bool = False
+    #: Hook calls delivered to G in this sequence (what bounds the records it may keep).
+    hook_calls: int = 0
+    #: A step ran past its bound: the guards stopped half-way, so this sequence is judged no further.
+    ran_away: bool = False
 
     def start(self, sequence: HookSequence) -> None:
         """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
@@ -387,6 +429,8 @@ class HookMonitor:
         self.model_calls_since_trip = 0
         self.shown_since_trip = False
         self.cancelled = False
+        self.hook_calls = 0
+        self.ran_away = False
         self.strict_stop = sequence.strict_stop
         self.tally.traces += 1
 
@@ -429,6 +473,35 @@ class HookMonitor:
         )
 
     def step(self, event: HookEvent) -> list[Violation]:
+        """Deliver ``event`` to the three guards and check every invariant; the violations of this step.
+
+        Bounded by counting (issue 25): a hook that loops past ``work_bound.STEP_LOOPS`` iterations, or a
+        guard that keeps more records than ``records_bound`` allows for the hook calls delivered so far, is H3
+        violated at this step (``runaway_message``); the sequence is judged no further after a runaway."""
+        if self.ran_away:
+            return []
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the hook path")
+        try:
+            found = self.deliver_and_check(event)
+        except work_bound.WorkBoundExceeded as error:
+            return self.runaway(error.describe())
+        finally:
+            work_bound.pop(saved)
+        kept, bound = records_kept(self.guards["G"]), records_bound(self.hook_calls)
+        if kept > bound and not found:
+            return self.runaway(f"the guard keeps {kept:,} records after {self.hook_calls:,} hook calls, more than "
+                                f"the {bound:,} they can leave (it records without bound)")
+        return found
+
+    def runaway(self, what: str) -> list[Violation]:
+        self.ran_away = True
+        found = [Violation("H3", self.index, runaway_message(what), BY_ID["H3"].title)]
+        self.tally.violations.extend(found)
+        self.tally.steps += 1
+        self.index += 1
+        return found
+
+    def deliver_and_check(self, event: HookEvent) -> list[Violation]:
         guards = self.guards
         expect = self._expect_admit(event)
         # H1's scope ends at the first receipt it does not cover (the states legitimately part from there on).
@@ -441,6 +514,7 @@ class HookMonitor:
             delivered = event.flipped() if name == "M" and isinstance(event, Call) else event
             records[name] = found = deliver(guard, delivered, state)
             self.last[name] = found[-1].state if found else state
+        self.hook_calls += len(records["G"])
         tripped_by = []
         shown = []
         tripped = self.tripped

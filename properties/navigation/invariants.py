@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import attrs
 
+from properties import work_bound
 from properties.catalogue import Invariant, Outcome, Tally, Violation
 from properties.navigation.scenario import Run, Scenario, run
 
@@ -421,11 +422,14 @@ class Monitor:
     last: "Step | None" = None
 
     def step(self, scenario: Scenario) -> list[Violation]:
+        work_bound.note_running(f"navigation scenario {scenario.name}")
         judged = judge(self.steps, scenario)
         self.last = judged
         self.steps += 1
         self.tally.steps += 1
         self.tally.traces += 1
+        if judged.production.ran_away or judged.reference.ran_away:
+            return self.runaway(judged)
         self.tally.checked_steps[tuple(invariant.id for invariant in self.invariants)] += 1
         found = []
         for invariant in self.invariants:
@@ -435,6 +439,22 @@ class Monitor:
             if message is not None:
                 found.append(Violation(invariant.id, judged.index, message, invariant.title))
         self.tally.coverage.update(coverage(judged))
+        self.tally.violations.extend(found)
+        return found
+
+
+    def runaway(self, judged: Step) -> list[Violation]:
+        """A version that did not end within its allowance: N1 ("bounded") violated, whatever else is selected.
+
+        None of the other checks can judge a request that never ended, so the
+        step counts as checked for none of them. The reference is the frozen
+        oracle: if it runs away the harness itself is broken, and that is a
+        crash of the driver, not a verdict on production."""
+        if judged.reference.ran_away:
+            raise RuntimeError(f"the reference ran away on scenario {judged.scenario.name}: {judged.reference.outcome.detail}")
+        outcome = judged.production.outcome
+        found = [Violation("N1", judged.index, f"{outcome.detail} (stopped at {outcome.finished_at:,} ms of the fake "
+                                               f"clock, after {outcome.polls:,} polls)", BY_ID["N1"].title)]
         self.tally.violations.extend(found)
         return found
 

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from properties.navigation.invariants import Step, judge
+from properties.catalogue import Tally, Violation
+from properties.navigation.invariants import Step, new_monitor
 from properties.navigation.scenario import Scenario, ScenarioError, load
 
 WIDTH = 52
@@ -68,17 +69,31 @@ def rows(step: Step) -> list[tuple[str, str, str]]:
 
 
 def render(scenario: Scenario) -> str:
-    step = judge(0, scenario)
-    prod = step.production.outcome
+    return judged_text(scenario)[0]
+
+
+def judged_text(scenario: Scenario) -> tuple[str, list[Violation]]:
+    """The side-by-side table of one scenario and every invariant it breaks (each named on a ``BROKEN`` line)."""
+    monitor = new_monitor(Tally())
+    violations = monitor.step(scenario)
+    broken = [f"BROKEN {violation.invariant}: {violation.message}" for violation in violations]
+    step = monitor.last
+    assert step is not None
     heading = (f"** navigation: {scenario.name} (work {step.work / 1000:g} s, reserve {step.reserve / 1000:g} s, "
                f"retrieval deadline {step.retrieval / 1000:g} s)")
+    if step.production.ran_away:
+        runaway = step.production.outcome
+        lines = [_cut(heading, 100), f"   production read {len(step.polls):,} slices and did not end: {runaway.detail}",
+                 f"   its last slices (called, until, returned, in ms): {step.production.record.polls[-3:]}"]
+        return "\n".join(lines + broken), violations
+    prod = step.production.outcome
     lines = [_cut(heading, 100), f"{'time':>9} | {'production':<{WIDTH}} | reference"]
     lines += [f"{time:>9} | {_cut(left):<{WIDTH}} | {_cut(right, 33)}".rstrip() for time, left, right in rows(step)]
     lines.append(f"   production ended: {prod.stop or 'child reply'} with {prod.tool_calls} tool calls, "
                  f"streak {prod.no_progress}, {prod.evidence_chars:,} evidence chars kept")
     if prod.dropped_citations:
         lines.append(_cut(f"   citations outside the bucket, dropped: {', '.join(prod.dropped_citations)}", 100))
-    return "\n".join(lines)
+    return "\n".join(lines + broken), violations
 
 
 def is_scenario_file(path: "str | Path") -> bool:
@@ -108,7 +123,8 @@ def main(files: Sequence[str] = ()) -> int:
     failed = False
     for index, scenario in enumerate(scenarios):
         try:
-            text = render(scenario)
+            text, violations = judged_text(scenario)
+            failed = failed or bool(violations)
         except Exception as error:  # noqa: BLE001 - a crash of either version is a finding, reported in one line
             # A valid file can still crash a version: the frozen reference parses the child's reply with a bare
             # json.loads, so a reply nested past the parser's depth raises there (the earlier behaviour, kept as

@@ -10,13 +10,16 @@ the monitor judges what each version *did*, not what it says it did.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from guard import navigation as production
+from guard.navigation_limits import NavigationLimits
 from guard.navigation_ports import Grant, Message, Request, SynthesisCall
+from properties import work_bound
 from properties.safe_json import (
     BOOLEAN, COUNT, COUNT_OR_NULL, LIST, REQUIRED, STRING, STRING_LIST, TOP, FieldType, JsonFileError, check_object,
     fail, one_of, read_json, show,
@@ -87,11 +90,79 @@ class Record:
     order: list = attrs.field(factory=list)  # call names in order
 
 
+@attrs.frozen
+class Allowance:
+    """The most work one version may ask of the fakes in one scenario, derived from its deadlines (issue 25).
+
+    A controller that ends reads at most one slice per ``slice_ms`` of work
+    time, plus the slice that ends on the deadline: ``ceil(work / slice) + 1``
+    polls. The bound is twice that plus 8, so a controller that re-reads a
+    slice now and then is not a runaway, while one whose deadline can no longer
+    fire (the clock stops at the retrieval deadline it waits for) is one within
+    a few hundred polls, not 15 GB later. Every other question to the fakes
+    (the time, whether the child finished, whether the caller cancelled) is
+    asked a few times per poll: at most 8 per poll allowed, plus 64. Loop
+    iterations in ``guard/`` and ``reference/`` are bounded alongside: one per
+    poll and one per message a poll can return, with the same margin.
+
+    The slice is the controller's own (``NavigationLimits.slice_ms``, the
+    limits the run uses): navigation.md asks for bounded slices without naming
+    a length, so a controller that reads more slices than its own slice length
+    allows is judged a runaway, as N1 says, and a longer configured slice is
+    never one.
+    """
+
+    polls: int
+    questions: int
+    loop_iterations: int
+    work_ms: int
+    slice_ms: int
+
+    @classmethod
+    def of(cls, scenario: Scenario, limits: "NavigationLimits | None" = None) -> "Allowance":
+        # The spec's work deadline (navigation.md), restated as the monitor restates it: never read from guard/.
+        timeout = min(max(scenario.timeout_ms, 1), 600_000)
+        work = max(0, min(scenario.delegation_timeout_ms, max(0, timeout - 30_000)))
+        slice_ms = (limits or NavigationLimits()).slice_ms
+        polls = 2 * (math.ceil(work / slice_ms) + 1) + 8
+        return cls(polls, 8 * polls + 64, polls * (len(scenario.messages) + 2) * 2 + 1_000, work, slice_ms)
+
+
+@attrs.define
+class Meter:
+    """Counts what one version asks of the fakes; past its allowance every question raises ``WorkBoundExceeded``."""
+
+    allowance: "Allowance | None" = None
+    version: str = "production"
+    polls: int = 0
+    questions: int = 0
+
+    def poll(self) -> None:
+        self.polls += 1
+        if self.allowance is not None and self.polls > self.allowance.polls:
+            raise self.exceeded("polls", self.polls, self.allowance.polls)
+
+    def question(self, what: str) -> None:
+        self.questions += 1
+        if self.allowance is not None and self.questions > self.allowance.questions:
+            raise self.exceeded(f"questions to the fakes ({what})", self.questions, self.allowance.questions)
+
+    def exceeded(self, what: str, count: int, bound: int) -> work_bound.WorkBoundExceeded:
+        allowance = self.allowance
+        assert allowance is not None
+        return work_bound.WorkBoundExceeded(
+            f"{self.version} navigation", bound,
+            f"{count:,} {what}, more than its work time ({allowance.work_ms:,} ms in slices of "
+            f"{allowance.slice_ms:,} ms) allows")
+
+
 @attrs.define
 class FakeClock:
     time: int = 0
+    meter: Meter = attrs.field(factory=Meter)
 
     def now(self) -> int:
+        self.meter.question("now")
         return self.time
 
     def advance_to(self, when: int) -> None:
@@ -104,6 +175,7 @@ class FakeCancel:
     at: "int | None"
 
     def cancelled(self) -> bool:
+        self.clock.meter.question("cancelled")
         return self.at is not None and self.clock.time >= self.at
 
 
@@ -115,6 +187,7 @@ class FakeChild:
     record: Record
 
     def poll(self, until: int) -> list[Message]:
+        self.clock.meter.poll()
         called = self.clock.time
         end = self.scenario.final_at()
         target = until if end is None or end < called else min(until, end)
@@ -124,6 +197,7 @@ class FakeChild:
         return [timed.message for timed in self.scenario.messages if timed.at <= self.clock.time]
 
     def finished(self) -> bool:
+        self.clock.meter.question("finished")
         end = self.scenario.final_at()
         return end is not None and end <= self.clock.time
 
@@ -201,29 +275,50 @@ class FakeCompletion:
 
 
 @attrs.frozen
+class Runaway:
+    """The outcome of a version that did not end within its ``Allowance``: what it was asked, and how far it got."""
+
+    detail: str
+    polls: int
+    finished_at: int
+
+
+@attrs.frozen
 class Run:
     version: str
-    outcome: Any
+    outcome: Any  # guard's or reference's Outcome, or Runaway
     record: Record
+
+    @property
+    def ran_away(self) -> bool:
+        return isinstance(self.outcome, Runaway)
 
 
 def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
-    """Play ``scenario`` against ``reference`` or ``production`` (with its default limits unless given) on fresh fakes."""
-    clock = FakeClock()
+    """Play ``scenario`` against ``reference`` or ``production`` (with its default limits unless given) on fresh fakes.
+
+    Each version runs within its ``Allowance``; one that exceeds it ends with a ``Runaway`` outcome (never a hang)."""
+    if version not in ("reference", "production"):
+        raise ValueError(f"unknown version {version!r}")
+    allowance = Allowance.of(scenario, limits)
+    clock = FakeClock(meter=Meter(allowance, version))
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
     spawner = FakeSpawner(scenario, clock, record)
     teardown = FakeTeardown(scenario, clock, record)
     request = scenario.request()
-    if version == "reference":
-        outcome = reference.navigate(request, clock, spawner, teardown)
-    elif version == "production":
-        ports = production.Ports(clock=clock, spawner=spawner, teardown=teardown,
-                                 policy=FakePolicy(scenario, clock, record),
-                                 completion=FakeCompletion(scenario, clock, record, cancel), cancel=cancel)
-        outcome = production.navigate(request, ports) if limits is None else production.navigate(request, ports, limits)
-    else:
-        raise ValueError(f"unknown version {version!r}")
+    try:
+        with work_bound.armed(allowance.loop_iterations, f"{version} navigation"):
+            if version == "reference":
+                outcome = reference.navigate(request, clock, spawner, teardown)
+            else:
+                ports = production.Ports(clock=clock, spawner=spawner, teardown=teardown,
+                                         policy=FakePolicy(scenario, clock, record),
+                                         completion=FakeCompletion(scenario, clock, record, cancel), cancel=cancel)
+                outcome = (production.navigate(request, ports) if limits is None
+                           else production.navigate(request, ports, limits))
+    except work_bound.WorkBoundExceeded as error:
+        outcome = Runaway(error.describe(), clock.meter.polls, clock.time)
     return Run(version, outcome, record)
 
 

@@ -30,8 +30,10 @@ from properties.budget.invariants import (
     load_probe,
     new_monitor,
 )
+from properties.probes import Probes
 
 HONEST_COPIES = bulk.default_copies
+PROBED = Probes()
 
 
 class EndsOneLate(RunProgressBudget):
@@ -46,6 +48,7 @@ class EndsOneLate(RunProgressBudget):
             self.consecutive = consecutive
 
 
+@pytest.mark.structural
 def test_probe_lists_cover_every_budget_field_once() -> None:
     # A field the loader neither copies nor empties would leak one probe's state into the next.
     names = [field.name for field in attrs.fields(RunProgressBudget)]
@@ -76,6 +79,7 @@ def test_loaded_probe_matches_a_fresh_copy_whatever_it_held_before() -> None:
     assert {name: getattr(budget, name) for name in untouched} == untouched
 
 
+@PROBED("B13")
 @pytest.mark.parametrize("mode", ["observed", "all"])
 def test_b13_catches_a_failure_ends_one_late_in_every_mode(mode: str) -> None:
     copies = new_copies()

@@ -32,7 +32,9 @@ def test_keys_are_distinct_and_stable(tmp_path: Path) -> None:
     assert _keys(copy) == first
 
 
-def test_editing_one_function_invalidates_only_the_entries_inside_it(tmp_path: Path) -> None:
+def test_editing_any_guard_function_invalidates_every_entry(tmp_path: Path) -> None:
+    # A helper the mutated function calls can turn its kill into a survivor, so no kill outlives an edit to
+    # guard/, even one in another function or file (issue 22).
     copy = _copy(tmp_path)
     before = _keys(copy)
     budget = copy / "guard" / "budget.py"
@@ -41,10 +43,17 @@ def test_editing_one_function_invalidates_only_the_entries_inside_it(tmp_path: P
     assert marker in source
     budget.write_text(source.replace(marker, "        # edited\n" + marker, 1))
     after = _keys(copy)
-    changed = {name for name in before if before[name] != after[name]}
-    assert "defer-below-fuse" in changed
-    assert "hold-back-total" not in changed
-    assert not any(name.startswith("limit-") for name in changed)
+    assert all(before[name] != after[name] for name in before)
+
+
+def test_declaring_another_invariant_invalidates_that_entry(tmp_path: Path) -> None:
+    import attrs
+
+    copy = _copy(tmp_path)
+    context = catalogue_runner.context_digest(copy)
+    entry = next(entry for entry in entries() if entry.breaks)
+    changed = attrs.evolve(entry, breaks=(*entry.breaks, "B1") if "B1" not in entry.breaks else entry.breaks[1:] or ("B2",))
+    assert catalogue_runner.entry_key(copy, entry, 1, context) != catalogue_runner.entry_key(copy, changed, 1, context)
 
 
 def test_any_change_to_a_judging_source_invalidates_everything(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_a_red_outcome_is_reused_only_while_no_byte_changed(tmp_path: Path) -> N
     quiet = red_check.Variant("earlier-budget", "d", [], "0 failed", "no test fails against the earlier behaviour", 3.0)
 
     def keys() -> dict[str, str]:
-        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path)) for name in red_check.REBINDS}
+        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) for name in red_check.REBINDS}
 
     red_check._store_cache(cache, keys(), [red, quiet])
     reused = red_check._load_cache(cache, keys())
@@ -71,11 +71,11 @@ def helper():
 def test_a_variant_ignores_edits_to_code_its_rebinding_makes_unreachable(tmp_path: Path) -> None:
     _project(tmp_path, BUDGET)
     (tmp_path / "guard" / "lookup.py").write_text("def lookup_found_nothing(c, e, o):\n    return False\n", encoding="utf-8")
-    before = {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path)) for name in red_check.REBINDS}
+    before = {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) for name in red_check.REBINDS}
 
     def after(edited: str) -> dict[str, bool]:
         _project(tmp_path, edited)
-        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path)) == before[name] for name in red_check.REBINDS}
+        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) == before[name] for name in red_check.REBINDS}
 
     # A method's body: earlier-budget never runs it (its RunProgressBudget is the adapter); the others do.
     assert after(BUDGET.replace("self.limit > 3", "self.limit >= 3")) == {
@@ -87,9 +87,9 @@ def test_a_variant_ignores_edits_to_code_its_rebinding_makes_unreachable(tmp_pat
     # A later statement naming the class could hold the original: then nothing is left out.
     holding = BUDGET + "\nORIGINAL = RunProgressBudget\n"
     _project(tmp_path, holding)
-    held = red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path))
+    held = red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path, with_guard=False))
     _project(tmp_path, holding.replace("self.limit > 3", "self.limit >= 3"))
-    assert red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path)) != held
+    assert red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path, with_guard=False)) != held
 
 
 def test_dead_bodies_left_out_keeps_signatures_and_class_statements() -> None:

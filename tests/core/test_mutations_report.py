@@ -416,25 +416,37 @@ def test_errors(broken):
 
 def test_fails_too():
     assert False
+
+def test_crashes():
+    {}["no such key"]
 '''
 
 
 def test_the_red_check_counts_failures_and_errors_apart(tmp_path: Path) -> None:
-    """pytest on a suite written here: 2 failed, 1 error, 1 passed; the plugin sees the same, and the verdict says so."""
+    """pytest on a suite written here: 3 failed (2 by assertion, 1 by a KeyError), 1 error, 1 passed; the plugin sees
+    the same, and only assertion failures in the variant's own seed's tests count as catches (issue 22)."""
     (tmp_path / "test_sample.py").write_text(_SAMPLE_SUITE, encoding="utf-8")
     (tmp_path / "test_broken_import.py").write_text("import no_such_module_anywhere\n", encoding="utf-8")
     outcomes = tmp_path / "outcomes.tsv"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutations.red_outcomes",
                            f"--red-outcomes={outcomes}", "--continue-on-collection-errors", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
-    assert "2 failed, 1 passed, 2 errors" in done.stdout, done.stdout[-800:]
+    assert "3 failed, 1 passed, 2 errors" in done.stdout, done.stdout[-800:]
     from mutations import red_outcomes
 
     failed, errored = red_outcomes.read(outcomes)
-    assert [test.split("::")[-1] for test in failed] == ["test_fails", "test_fails_too"]
+    assert [(test.split("::")[-1], kind) for test, kind in failed] == [
+        ("test_fails", "assertion"), ("test_fails_too", "assertion"), ("test_crashes", "KeyError")]
     assert sorted(test.split("/")[-1] for test in errored) == ["test_broken_import.py", "test_sample.py::test_errors"]
-    variant = red_check.Variant("earlier-x", "x", failed, "2 failed, 1 passed, 2 errors", None, 1.0, errored)
-    assert variant.verdict().startswith("2 tests fail, as expected; 2 errored: ")
+    # As if the suite were the navigation tests: the assertions catch earlier-navigation, the KeyError does not.
+    as_navigation = [(f"tests/navigation/{test.split('/')[-1]}", kind) for test, kind in failed]
+    caught, apart = red_check.split_catches("earlier-navigation", as_navigation)
+    assert [test.split("::")[-1] for test in caught] == ["test_fails", "test_fails_too"]
+    assert apart == ["tests/navigation/test_sample.py::test_crashes (KeyError)"]
+    # The same failures are another seed's tests for earlier-lookup: nothing caught.
+    assert red_check.split_catches("earlier-lookup", as_navigation)[0] == []
+    variant = red_check.Variant("earlier-x", "x", caught, "3 failed, 1 passed, 2 errors", None, 1.0, errored, apart)
+    assert variant.verdict().startswith("2 behavioural tests of its seed fail, as expected; 1 other failures counted apart; 2 errored: ")
     assert "test_sample.py::test_errors" in variant.verdict()
     only_errors = red_check.Variant("earlier-y", "y", [], "2 errors", "no test fails against the earlier behaviour (only errors)",
                                     1.0, errored)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mutations import catalogue, scratch, warm
+from properties import work_bound
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,14 +104,16 @@ def _functions(namespace: dict, prefix: str = "") -> dict[str, types.CodeType]:
 
 
 def _fresh(file: str, source: str) -> types.ModuleType:
-    """A private instance of a guard module (the imported one stays as it is)."""
+    """A private instance of a guard module (the imported one stays as it is), compiled as an import compiles it:
+    with its loops counted (``properties.work_bound``)."""
     name = file[:-3].replace("/", ".")
     module = types.ModuleType(name)
     module.__file__ = str(ROOT / file)
     module.__package__ = name.rpartition(".")[0]
     sys.modules["_warm_probe"] = module
     try:
-        exec(compile(source, module.__file__, "exec", dont_inherit=True), module.__dict__)
+        module.__dict__[work_bound.TICK_NAME] = work_bound.tick
+        exec(work_bound.compile_counted(source, module.__file__), module.__dict__)
     finally:
         del sys.modules["_warm_probe"]
     return module

@@ -13,6 +13,9 @@ from guard.navigation_evidence import Observer
 from guard.navigation_limits import NavigationLimits
 from properties.catalogue import Tally
 from properties.navigation import bulk
+from properties.probes import Probes
+
+PROBED = Probes()
 
 _navigate = production.navigate
 _finish = production._finish
@@ -73,6 +76,7 @@ PLANTED = {
 }
 
 
+@PROBED(*PLANTED)
 @pytest.mark.parametrize("invariant", sorted(PLANTED, key=lambda name: int(name[1:])))
 def test_each_invariant_catches_its_planted_bug(monkeypatch, invariant) -> None:
     name, replacement = PLANTED[invariant]
@@ -85,3 +89,11 @@ def test_each_invariant_catches_its_planted_bug(monkeypatch, invariant) -> None:
     failure = bulk.run_bulk(0, 1_500, tally, only=(invariant,), stop_at_first=True)
     assert failure is not None and failure[1].invariant == invariant
     assert {violation.invariant for violation in tally.violations} == {invariant}
+
+
+def test_the_probe_scenarios_hold_on_the_real_guard() -> None:
+    # The planted runs stop at their first failure, within these 1,500 scenarios; without a bug every one of
+    # them holds and every invariant is exercised, so each probe's failure is its bug's and nothing else's.
+    tally = Tally()
+    assert bulk.run_bulk(0, 1_500, tally, only=tuple(PLANTED)) is None
+    assert all(tally.exercised[invariant] > 0 for invariant in PLANTED), dict(tally.exercised)

@@ -1,0 +1,187 @@
+"""Each of H1-H10 can fail: the smallest bug it exists to catch, planted in the hook path, is reported by it alone.
+
+Every probe plants one bug with pytest's ``MonkeyPatch`` (a public method of ``ToolLoopGuard`` or
+``Finalization`` wrapped or replaced, or a module-level name of ``guard.hooks`` rebound; never an edit of
+``guard/``), delivers a short hand-written hook sequence through the real ``HookMonitor`` with only the probed
+invariant selected, and asserts that invariant is violated at the step where the bug shows. The same sequence
+with the bug taken out again must pass and exercise the invariant, or the probe would prove nothing. What each
+sequence must do comes from ``shared/spec/hooks.md`` and the seeds (four failures trip the fuse, the first
+boundary after a trip shows the instruction, the next the stop), never from the guard.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+import guard.hooks as hooks
+from guard.finalization import PENDING, Finalization
+from guard.hooks import Decision, ToolLoopGuard
+from properties.catalogue import Tally, Violation
+from properties.hooks.events import AFTER, PERSIST, Call, HookSequence, ModelCall
+from properties.hooks.generate import Builder
+from properties.hooks.invariants import BY_ID, HookMonitor
+from properties.probes import Probes
+
+PROBED = Probes()
+
+Plant = Callable[[pytest.MonkeyPatch], None]
+
+
+def judge(invariant: str, sequence: HookSequence) -> tuple[list[Violation], Tally]:
+    """Every event of ``sequence`` through a monitor checking only ``invariant`` (every step, not just the first failing)."""
+    tally = Tally()
+    monitor = HookMonitor(tally, (BY_ID[invariant],))
+    monitor.start(sequence)
+    found = [violation for event in sequence.events for violation in monitor.step(event)]
+    return found, tally
+
+
+def assert_caught(invariant: str, sequence: HookSequence, plant: Plant, at: int) -> None:
+    """``invariant`` breaks first at step ``at`` with the bug planted, and holds (exercised) once it is taken out."""
+    with pytest.MonkeyPatch.context() as patch:
+        plant(patch)
+        found, _tally = judge(invariant, sequence)
+    assert found, f"{invariant} missed its planted bug"
+    assert {violation.invariant for violation in found} == {invariant}
+    assert found[0].step == at, found[0]
+    honest, tally = judge(invariant, sequence)
+    assert honest == [], honest
+    assert tally.exercised[invariant] > 0, f"the sequence never exercises {invariant} on the real hook path"
+
+
+def playground_trip(then: str, policy: str = AFTER) -> HookSequence:
+    """Four router-gated execs (the fourth trips the fuse with the first-write kind), a model call, then ``then``
+    and one failing exec (``Builder.trip``)."""
+    builder = Builder(playground=True, policy=policy)
+    builder.trip(then)
+    return builder.build()
+
+
+def website(*events: Any) -> HookSequence:
+    return HookSequence(playground=False, events=tuple(events))
+
+
+# -- the probes ------------------------------------------------------------------
+
+
+@PROBED("H1")
+def test_h1_catches_a_result_hook_that_drops_the_refusal_kind() -> None:
+    """Plants: ``after_tool_call`` forgets the call's refusal kind before counting the receipt. Breaks: after-first
+    and persist-first delivery leave the budget in the same state (hooks.md: the kind travels by call id to
+    whichever result hook counts the receipt): only the persist-first order grants the correction at the trip."""
+    original = ToolLoopGuard.after_tool_call
+
+    def forgetful(self: ToolLoopGuard, call_id: Any, tool: Any, params: Any, result: Any, error: Any = None) -> None:
+        self.refusal_kinds.pop(call_id, None)
+        original(self, call_id, tool, params, result, error)
+
+    assert_caught("H1", playground_trip("remedy"), lambda patch: patch.setattr(ToolLoopGuard, "after_tool_call", forgetful), at=3)
+
+
+@PROBED("H2")
+def test_h2_catches_a_nested_child_taken_for_an_outer_call() -> None:
+    """Plants: no call id is recognised as a nested Tool Search child. Breaks: nested receipts are never observed
+    and never granted anything (hooks.md; seed 001): the child's correctable inspection failure is counted."""
+    sequence = website(Call(0, "no_match", "nested"))
+    assert_caught("H2", sequence, lambda patch: patch.setattr(hooks, "is_nested", lambda call_id: False), at=0)
+
+
+@PROBED("H3")
+def test_h3_catches_a_spent_correction_that_skips_the_instruction() -> None:
+    """Plants: when the first call after a correctable trip is not the remedy, spending the correction counts as
+    the instruction shown, so that call gets the stop text and the run aborts at once. Breaks: with no allowance
+    applied the stop is the earlier guard's: the same calls refused with the same text (hooks.md, H3); the
+    earlier guard, which never pends a correction, shows the instruction at that boundary."""
+    original = ToolLoopGuard.before_tool_call
+
+    def planted(self: ToolLoopGuard, run: Any, session: Any, call_id: Any, tool: Any, params: Any) -> Decision:
+        spending = self.budget.pending_correction is not None
+        decision = original(self, run, session, call_id, tool, params)
+        if spending and decision.block and self.budget.terminal:
+            self.aborted = True
+            return Decision(block=True, block_reason=hooks.STOP_TEXT)
+        return decision
+
+    # A read is not the remedy: the correction is spent, nothing is admitted.
+    assert_caught("H3", playground_trip("read"), lambda patch: patch.setattr(ToolLoopGuard, "before_tool_call", planted), at=5)
+
+
+@PROBED("H4")
+def test_h4_catches_a_refusal_text_that_names_its_kind() -> None:
+    """Plants: the first-write refusal's text starts with its kind. Breaks: only ``{block, block_reason}`` goes
+    back to the host and the kind never does (hooks.md; seed 002: the kind travels by call id)."""
+    named = f"[{hooks.FIRST_WRITE_KIND}] {hooks.FIRST_WRITE_TEXT}"
+    sequence = HookSequence(playground=True, events=(Call(0, "gate"),))
+    assert_caught("H4", sequence, lambda patch: patch.setattr(hooks, "FIRST_WRITE_TEXT", named), at=0)
+
+
+@PROBED("H5")
+def test_h5_catches_an_admission_of_a_write_that_binds_no_project() -> None:
+    """Plants: the admission no longer asks whether the call binds a new project. Breaks: the first call after
+    a trip is admitted only when it binds a new project (hooks.md "After the fuse"; seed 002: only the remedy the
+    refusal named): a write to a bare file is admitted."""
+    sequence = playground_trip("bad_write")
+    assert_caught("H5", sequence, lambda patch: patch.setattr(hooks, "binds_new_project", lambda *args: True), at=5)
+
+
+@PROBED("H6")
+def test_h6_catches_an_admission_that_leaves_the_instruction_pending() -> None:
+    """Plants: ``Finalization.disarm`` does nothing. Breaks: admitting calls ``correct_fuse(True)`` and
+    ``disarm()`` (hooks.md), so an open run has no instruction left to deliver; here the re-opened run still
+    holds a pending instruction."""
+    sequence = playground_trip("remedy")
+    assert_caught("H6", sequence, lambda patch: patch.setattr(Finalization, "disarm", lambda self: None), at=5)
+
+
+@PROBED("H7")
+def test_h7_catches_a_tripping_refusal_that_loses_its_text() -> None:
+    """Plants: once the run is stopped every persisted copy gets the stop text, the tripping refusal's own copy
+    too. Breaks: "while a correction pends, the tripping refusal's persisted copy keeps its refusal text"
+    (hooks.md; seed 002)."""
+    original = ToolLoopGuard.tool_result_persist
+
+    def planted(self: ToolLoopGuard, call_id: Any, tool: Any, message: Any) -> Any:
+        persisted = original(self, call_id, tool, message)
+        return hooks.text_message(message, hooks.STOP_TEXT) if self.budget.terminal else persisted
+
+    builder = Builder(playground=True, policy=PERSIST)
+    for _ in range(4):
+        builder.call("gate")
+    assert_caught("H7", builder.build(), lambda patch: patch.setattr(ToolLoopGuard, "tool_result_persist", planted), at=3)
+
+
+@PROBED("H8")
+def test_h8_catches_an_empty_lookup_read_off_the_exit_code() -> None:
+    """Plants: any exec that exits 1 is an empty lookup, whatever the recorded command. Breaks: a bound exec
+    receipt is free only when the command recorded by ``before_tool_call`` is a search that found nothing
+    (hooks.md "Binding"; seed 000): a failing ``make`` whose receipt claims a grep is taken as free."""
+
+    def planted(command: Any, exit_code: Any, output: str) -> bool:
+        return exit_code == 1
+
+    sequence = website(Call(0, "lying_lookup"))
+    assert_caught("H8", sequence, lambda patch: patch.setattr(hooks, "lookup_found_nothing", planted), at=0)
+
+
+@PROBED("H9")
+def test_h9_catches_a_capped_copy_classified_without_its_record() -> None:
+    """Plants: a capped persisted copy is not recognised as capped. Breaks: without the tool's record a capped
+    copy cannot be classified and is charged at once (hooks.md; seed 001: fail closed): the stub of a passed
+    inspection, counted by the persist hook, passes as a success."""
+    sequence = website(Call(0, "passed", record=False, order=PERSIST, capped=True))
+    assert_caught("H9", sequence, lambda patch: patch.setattr(hooks, "is_capped", lambda result: False), at=0)
+
+
+@PROBED("H10")
+def test_h10_catches_an_instruction_shown_at_every_boundary() -> None:
+    """Plants: ``Finalization.deliver`` reports the instruction delivered but leaves the phase pending. Breaks:
+    the first refused boundary after a trip shows the instruction and every later one the stop text with one
+    abort (hooks.md "After the fuse"; seed 002): the second read after the trip gets the instruction again."""
+    events = [Call(number, "fetch_fail") for number in range(4)] + [ModelCall(), Call(4, "read"), Call(5, "read")]
+
+    def planted(self: Finalization) -> bool:
+        return self.phase == PENDING
+
+    assert_caught("H10", website(*events), lambda patch: patch.setattr(Finalization, "deliver", planted), at=6)
