@@ -85,6 +85,8 @@ def update(label: "str | None" = None, *, done: "int | None" = None, total: "int
     if _channel is None:
         return
     name = label if label is not None else _current
+    if not name:  # outside any task (a driver's code called by the bench, say): nothing to show it under
+        return
     now = time.monotonic()
     if not force and now - _sent.get(name, -MIN_INTERVAL) < MIN_INTERVAL:
         return

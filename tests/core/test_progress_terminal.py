@@ -182,3 +182,32 @@ def _untimed(stdout: str) -> list[str]:
         lines.append(re.sub(r"\d+\.\d+ s\b", "# s", line))
     assert len(lines) > 20, stdout[-2000:]
     return lines
+
+
+def test_a_forked_worker_reports_through_the_pipe_and_a_report_outside_any_task_is_dropped() -> None:
+    """The channel itself, in this process: a forked child's reports reach the display; one with no task never does."""
+    import io
+
+    from properties import progress
+
+    stream = io.StringIO()
+    display = progress.Display(stream=stream, live=False, every=0.01, tasks=1)
+    with display:
+        child = os.fork()
+        if child == 0:  # the worker: report, then report once more outside any task, then leave at once
+            try:
+                with progress.task("worker"):
+                    for done in (1, 2):
+                        progress.update(done=done, total=2, unit="things", force=True)
+                        time.sleep(1.2)
+                progress.update(done=5, total=5, unit="strays", force=True)
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+        time.sleep(1.0)
+    shown = stream.getvalue().splitlines()
+    assert any(line.startswith("progress: worker: 1/2 things") for line in shown), shown
+    assert any(line.startswith("progress: worker: 2/2 things") for line in shown), shown
+    assert not any("strays" in line for line in shown), shown
+    assert display.finished == 1 and not display.lines
+    assert not progress.active(), "the channel is closed once the display stops"
