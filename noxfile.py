@@ -23,6 +23,7 @@ RUNTIME = PROJECT["dependencies"]
 TEST = PROJECT["optional-dependencies"]["test"]
 MUTANTS = PROJECT["optional-dependencies"]["mutants"]
 FUZZ = PROJECT["optional-dependencies"]["fuzz"]
+FIGURES = PROJECT["optional-dependencies"]["figures"]
 ENV = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
 #: Stryker's report viewer for reports/mutants.html (npm); mutations/report.py checks the installed version against its own pin.
 VIEWER_PACKAGE, VIEWER_VERSION = "mutation-testing-elements", "3.9.0"
@@ -47,7 +48,7 @@ def _viewer(session: nox.Session) -> dict[str, str]:
 def tests(session: nox.Session) -> None:
     """Unit, table, replay and real-program tests (what CI runs)."""
     # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does.
-    _install(session, RUNTIME, TEST, FUZZ, MUTANTS)
+    _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES)
     session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
 
 
@@ -57,7 +58,7 @@ def properties(session: nox.Session) -> None:
 
     ``-- --database URL`` instead replays the failures a fuzz fleet stored there (properties/database.py)."""
     # redis: for `--database redis://...`.
-    _install(session, RUNTIME, [requirement for requirement in FUZZ if requirement.startswith("redis")])
+    _install(session, RUNTIME, FIGURES, [requirement for requirement in FUZZ if requirement.startswith("redis")])
     session.run("python", "-m", "properties", *session.posargs, env=ENV)
 
 
@@ -77,8 +78,8 @@ def pin_regression(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Throughput of every driver and the classifier, as medians of several runs."""
-    _install(session, RUNTIME)
+    """Throughput of every driver and the classifier, as medians of several runs; figures in reports/bench/."""
+    _install(session, RUNTIME, FIGURES)
     session.run("python", "-m", "properties.bench", *session.posargs, env=ENV)
 
 

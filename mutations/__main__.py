@@ -42,6 +42,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="judge every catalogue entry on its own scratch copy in fresh interpreters (no warm forks)")
     parser.add_argument("--jobs", type=_positive, default=2, metavar="N",
                         help="mutmut --max-children and catalogue workers (default 2)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live progress on stderr (each layer's count against its total)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
                         help=f"seed passed to the property drivers (default {DEFAULT_SEED}); printed")
     return parser.parse_args(argv)
@@ -63,6 +65,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     print(f"mutations: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
+    from properties import progress
+
+    # Each layer's line counts its mutants or entries against the total (properties/progress.py); stderr only.
+    with progress.shown(args.quiet, title="mutations"):
+        return _run_layers(args, listed, entries)
+
+
+def _run_layers(args: argparse.Namespace, listed: list, entries: tuple) -> int:
+    from mutations import catalogue_runner, mutmut_layer, red_check, report
+    from properties import progress
+
     started = time.monotonic()
     REPORTS.mkdir(exist_ok=True)
     mutmut = catalogue_result = red = None
@@ -77,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
 
         def red_layer() -> tuple[list, float]:
             mark = time.monotonic()
-            found = red_check.run(ROOT, args.jobs, None,
-                                  cache=None if args.no_cache else ROOT / "mutants" / "red-check-cache.json")
+            with progress.line("red check"):
+                progress.update("red check", phase="the new tests against the earlier behaviour", force=True)
+                found = red_check.run(ROOT, args.jobs, None,
+                                      cache=None if args.no_cache else ROOT / "mutants" / "red-check-cache.json")
             return found, time.monotonic() - mark
 
         red_pool = ThreadPoolExecutor(max_workers=1)
@@ -86,15 +101,17 @@ def main(argv: list[str] | None = None) -> int:
         print("== red check: the new tests against the earlier behaviour (started; runs alongside the layers)", flush=True)
     if not args.only_catalogue:
         print("== layer 1: mutmut run over guard/", flush=True)
-        mutmut = mutmut_layer.run(ROOT, args.jobs, listed, REPORTS)
+        with progress.line(mutmut_layer.LABEL):
+            mutmut = mutmut_layer.run(ROOT, args.jobs, listed, REPORTS)
         layers.update({f"mutmut: {name}": seconds for name, seconds in mutmut.phases.items()})
         layers["mutmut (all)"] = time.monotonic() - started
     if not args.only_mutmut:
         print(f"== layer 2: rule catalogue ({len(entries)} entries, {args.jobs} workers)", flush=True)
         cache = None if args.no_cache else ROOT / "mutants" / "catalogue-cache.json"
         mark = time.monotonic()
-        catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations, cache=cache,
-                                                use_warm=not args.cold)
+        with progress.line(catalogue_runner.LABEL):
+            catalogue_result = catalogue_runner.run(ROOT, entries, args.jobs, args.seed, durations, cache=cache,
+                                                    use_warm=not args.cold)
         layers["catalogue"] = time.monotonic() - mark
     if red_future is not None:
         red, layers["red check (alongside)"] = red_future.result()

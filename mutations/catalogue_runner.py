@@ -343,6 +343,10 @@ def _warm_baseline(server: "warm.Server", seed: int, work: Path, tests: list[str
         shutil.rmtree(scratch_dir, ignore_errors=True)
 
 
+#: The live progress line of this layer (``properties.progress``).
+LABEL = "layer 2: rule catalogue"
+
+
 def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations: Path | None,
         progress: Callable[[str], None] = print, cache: Path | None = None, use_warm: bool = True) -> CatalogueResult:
     """Run every entry; with ``cache``, a kill whose ``entry_key`` is unchanged is reused (only kills are cached).
@@ -353,6 +357,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
     import threading
 
     from mutations import warm
+    from properties import progress as live
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="guard-catalogue-"))
@@ -419,6 +424,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                                    any(result.entry.level in PROPERTY_LEVELS for result in kills))
 
             def show(result: EntryResult) -> None:
+                live.update(LABEL, done=len(results), total=len(entries), unit="entries", eta=True)
                 where = result.path + (f" ({result.why_cold})" if result.path == "cold" and result.why_cold.startswith("warm") else "")
                 progress(f"  catalogue| {result.entry.id:<44} {result.status:<18} {result.killer or result.detail}"
                          f"  ({result.seconds:.1f}s, {where})")

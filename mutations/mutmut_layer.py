@@ -26,6 +26,7 @@ import attrs
 
 from mutations import scratch
 from mutations.equivalents import Equivalent
+from properties import progress
 
 MUTMUT_VERSION = "3.8.1"
 SOURCE = "guard"
@@ -256,6 +257,11 @@ def _load_meta(root: Path, path: Path) -> dict:
 
 
 #: mutmut's phases, as its spinner titles them, in the order it runs them.
+#: mutmut's status line during mutation testing starts with "done/total" (after its spinner).
+MUTANTS_DONE = re.compile(r"^\S\s+(\d+)/(\d+)\b")
+#: The live progress line of this layer (``properties.progress``).
+LABEL = "layer 1: mutmut"
+
 PHASES = (
     ("Generating mutants", "generate"), ("Running stats", "stats"), ("Listing all tests", "list tests"),
     ("Running clean tests", "clean run"), ("Running forced fail test", "forced fail"),
@@ -326,9 +332,13 @@ def _run_mutmut(root: Path, jobs: int, log: Path, names: list[str] | None = None
             for title, phase in PHASES:
                 if title in shown and (not marks or marks[-1][0] != phase):
                     marks.append((phase, time.monotonic()))
+                    progress.update(LABEL, phase=f"phase: {phase}", force=True)
             if "\u2800" <= shown[0] <= "\u28ff":
                 # A spinner redraw: show progress every few seconds, not every redraw.
                 last_status = shown
+                counted = MUTANTS_DONE.search(shown)
+                if counted:
+                    progress.update(LABEL, done=int(counted[1]), total=int(counted[2]), unit="mutants", eta=True)
                 if time.monotonic() - last_shown < 5.0:
                     continue
                 last_shown = time.monotonic()

@@ -1,12 +1,14 @@
 """``python -m properties``: every subject, every invariant, every driver, one verdict (``nox -s properties``).
 
     python -m properties [--seed N] [--profile dev|ci|thorough|mutants] [--traces N]
-                         [--quick] [--mutants] [--subject budget,hooks] [--only B1,H2] [--out reports/]
+                         [--quick] [--mutants] [--subject budget,hooks] [--only B1,H2] [--out reports/] [--quiet]
 
 Loops over the subjects (``properties.subject.available()``: budget, hooks,
 and any other whose ``properties/<name>/subject.py`` exists), runs each
 subject's drivers, keeps one tally per subject, prints one report and writes
-``<out>/properties.md`` and ``<out>/properties.json``. Exit status: 0 when
+``<out>/properties.md`` and ``<out>/properties.json`` (and, outside
+``--mutants``, ``<out>/coverage.svg``). While the drivers run, their live
+progress goes to stderr (``properties.progress``; ``--quiet``: none). Exit status: 0 when
 every selected invariant held and was exercised and (default mode) every
 coverage minimum of every subject that ran was met; 1 otherwise; 2 for a bad
 command line. A violation is printed on one line as ``VIOLATED <id> ...``
@@ -57,7 +59,7 @@ from typing import Sequence
 
 import attrs
 
-from properties import profiles, report, work_bound
+from properties import profiles, progress, report, work_bound
 from properties.catalogue import Tally
 from properties.cli import whole_number
 from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
@@ -135,6 +137,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--explorer-seconds", type=_seconds, default=None,
         help="time budget of the budget's explorer (default 240 s; --quick 60; --mutants 30)",
     )
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live progress on stderr (the report on stdout is the same either way)")
+    # How often a driver's plain progress line may be printed off a terminal (tests shorten it).
+    parser.add_argument("--progress-every", type=_seconds, default=progress.PLAIN_EVERY, help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help=argparse.SUPPRESS)
     # For timing one driver alone (the benchmark) and for debugging a driver; a normal run uses them all.
     parser.add_argument("--drivers", type=_drivers, default=DRIVERS, help=argparse.SUPPRESS)
@@ -166,7 +172,8 @@ def run_task(task: Task) -> DriverResult:
     """Run one task; a driver that crashes fails the run with its reason, not a traceback."""
     work_bound.note_running("")
     try:
-        return _driver(load(task.subject), task.driver).run(task.request)
+        with progress.task(task.label):
+            return _driver(load(task.subject), task.driver).run(task.request)
     except Exception as error:
         import traceback
 
@@ -336,7 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     only = tuple(selected) if args.only else None
-    results = execute(plan(subjects, args, seed, profile, mode, only), mode, args.workers)
+    tasks = plan(subjects, args, seed, profile, mode, only)
+    # On stderr only, and read from a pipe made before any worker is forked (properties/progress.py).
+    with progress.shown(args.quiet, tasks=len(tasks), every=args.progress_every):
+        results = execute(tasks, mode, args.workers)
 
     tallies: dict[str, Tally] = {subject.name: Tally() for subject in subjects}
     statistics: dict[str, int] = {}
@@ -404,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tally = tallies[subject.name]
         print(f"{subject.name}: {tally.traces:,} {subject.unit} checked ({tally.steps:,} steps)", flush=True)
     print(report.render(data), flush=True)
+    if mode != "mutants":
+        data["figures"] = _figures(data, args.out)
     try:
         markdown, as_json = report.write(data, args.out)
         print(f"written: {markdown} {as_json}")
@@ -411,6 +423,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties: {args.out}: cannot write the report: {error.strerror}", file=sys.stderr)
         return 2
     return 0 if verdict.ok else 1
+
+
+def _figures(data: dict, out: Path) -> list[tuple[str, str]]:
+    """The coverage figure beside the report (``properties.md`` links it); one line on stderr when it cannot be drawn."""
+    from properties import figures
+
+    if not data["coverage"]:
+        return []
+    title = "Every coverage count against its minimum"
+    heading = f"{title} (seed {data['seed']}, profile {data['profile']}, mode {data['mode']}, {data['wall_seconds']:.0f} s)"
+    try:
+        path = figures.coverage(data["coverage"], out / "coverage.svg", heading)
+    except (figures.FiguresUnavailable, OSError) as error:
+        print(f"python -m properties: coverage figure not written: {error}", file=sys.stderr)
+        return []
+    print(f"figure: {path}", flush=True)
+    return [(path.name, title)]
 
 
 def _add_row(rows: dict[tuple[str, str], report.DriverRow], task: Task, outcome: DriverResult) -> None:

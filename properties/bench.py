@@ -36,7 +36,14 @@ Rows, each the median of ``--repeats`` runs in this process:
   factor per step; a scope still running after ``--growth-seconds`` is cut
   off and reported so.
 * lookup classifier: commands per second (``properties.lookup.bench``).
-* the wall time of one default ``python -m properties`` run (a subprocess).
+* the default ``python -m properties`` run's wall time on a terminal with
+  its live progress and with ``--quiet``, alternating, medians of
+  ``--default-repeats`` (each a subprocess on a pseudo-terminal, what it
+  draws read and dropped): what the progress itself costs.
+
+Figures (``--figures``, default ``reports/bench/``): ``growth.svg``,
+``explorer-vs-baseline.svg`` and ``bulk-checked.svg`` (``properties.figures``),
+and ``bench.md``, the table with links to them.
 
 The seed is fixed (printed) so that every repeat times the same work.
 """
@@ -53,7 +60,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from properties import profiles
+from properties import profiles, progress
 from properties.budget import bulk
 from properties.budget.invariants import Tally, new_monitor
 
@@ -255,8 +262,9 @@ class _Baseline:
         shutil.rmtree(self.parent, ignore_errors=True)
 
 
-def bench_compare(repeats: int, workers: int, timeout: float, add: Any) -> None:
-    """This explorer against ``BASELINE``'s on the same scopes, side by side; medians and ratios."""
+def bench_compare(repeats: int, workers: int, timeout: float, add: Any, found_rows: "list[dict[str, Any]] | None" = None) -> None:
+    """This explorer against ``BASELINE``'s on the same scopes, side by side; medians and ratios (each scope's CPU
+    seconds also go to ``found_rows``, for the figure)."""
     with _Baseline() as old_root:
         if old_root is None:
             add("explorer vs " + BASELINE, "-", "no baseline worktree (git worktree add failed)")
@@ -273,6 +281,8 @@ def bench_compare(repeats: int, workers: int, timeout: float, add: Any) -> None:
                 # Alternate who goes first, so a load that changes during the run hits both alike.
                 order = ("old", "new", "same") if number % 2 == 0 else ("same", "new", "old")
                 for side in order:
+                    progress.update(f"explorer vs {BASELINE}", done=sum(len(r) for r in runs.values()), total=3 * repeats,
+                                    unit=f"runs of {name}", force=True)
                     root, job = jobs[side]
                     found = _explore_in(root, job, timeout)
                     if found is None:
@@ -289,6 +299,8 @@ def bench_compare(repeats: int, workers: int, timeout: float, add: Any) -> None:
             for side in runs:
                 totals[side][0] += states[side]
                 totals[side][1] += seconds[side]
+            if found_rows is not None:
+                found_rows.append({"scope": name, **seconds})
             add(
                 f"explorer {name}: {BASELINE} (states/s)", f"{rate['old']:,.0f}",
                 f"{states['old']:,} states, {edges['old']:,} edges, {seconds['old']:.2f} CPU s ({wall['old']:.2f} s wall)",
@@ -378,11 +390,13 @@ def bench_compare_wall(repeats: int, timeout: float, add: Any) -> None:
         )
 
 
-def bench_growth(workers: int, timeout: float, add: Any) -> None:
-    """This explorer's proofs at consecutive 4 as the total cap grows, with the growth factor per step."""
+def bench_growth(workers: int, timeout: float, add: Any, found_rows: "list[dict[str, Any]] | None" = None) -> None:
+    """This explorer's proofs at consecutive 4 as the total cap grows, with the growth factor per step (each proof's
+    figures also go to ``found_rows``, for the figure)."""
     previous = None
-    for total in GROWTH_TOTALS:
+    for number, total in enumerate(GROWTH_TOTALS):
         name = f"small c4 t{total}"
+        progress.update("explorer growth", done=number, total=len(GROWTH_TOTALS), unit="scopes", scope=name, force=True)
         found = _explore_in(ROOT, _job(CURRENT_MODULE, name, (4, total, 1, 1, 1, 1, 1), False, None, "full", workers), timeout)
         if found is None:
             add(f"growth {name}", "-", f"cut off after {timeout:.0f} s (--growth-seconds): larger scopes not run")
@@ -399,6 +413,8 @@ def bench_growth(workers: int, timeout: float, add: Any) -> None:
             f"{found['wall']:.2f} s wall, {found['states']:,} states, {found['edges']:,} edges, {verdict}{factor}",
         )
         previous = found
+        if found_rows is not None:
+            found_rows.append({"total": total, "states": found["states"], "edges": found["edges"], "seconds": found["seconds"]})
 
 
 def bench_classifier(seconds: float) -> dict[str, Any]:
@@ -412,23 +428,79 @@ def bench_classifier(seconds: float) -> dict[str, Any]:
     return {"status": "ran", "commands_per_second": result["commands_per_second"]}
 
 
-def bench_default_run(timeout: float) -> dict[str, Any]:
+def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> "tuple[int, float, float] | None":
+    """Run ``command`` with stdout and stderr on a pseudo-terminal (as a person runs it), everything it draws read and
+    dropped; (exit status, wall seconds, CPU seconds of its process tree), or None when cut off after ``timeout``."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 150, 0, 0))
+
+    def drain() -> None:
+        while True:
+            try:
+                if not os.read(master, 65536):
+                    return
+            except OSError:  # the terminal closed: the run ended
+                return
+
+    reader = threading.Thread(target=drain, daemon=True)
+    start = time.perf_counter()
+    cpu = _children_cpu()
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    reader.start()
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+    finally:
+        reader.join(5.0)
+        os.close(master)
+    return code, time.perf_counter() - start, _children_cpu() - cpu
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every finished child and its own waited-for children (the run's whole process tree)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
+    """The default run on a terminal with its live progress and with ``--quiet``, alternating; medians of ``repeats``."""
     import tempfile
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    # Its report and any counterexample go to a scratch folder: the benchmark leaves the checkout as it was.
-    with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
-        start = time.perf_counter()
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")],
-                cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return {"status": f"cut off after {timeout:.0f} s"}
-        wall = time.perf_counter() - start
-    steps = next((line for line in proc.stdout.splitlines() if line.startswith("properties: PASS") or line.startswith("properties: FAIL")), "")
-    return {"status": f"exit {proc.returncode}", "wall_seconds": wall, "summary": steps}
+    walls: dict[str, list[float]] = {"progress": [], "quiet": []}
+    # CPU seconds too: on a machine shared with other work they move far less with its load than wall seconds do.
+    cpus: dict[str, list[float]] = {"progress": [], "quiet": []}
+    codes = set()
+    for number in range(repeats):
+        # Alternate who goes first, so that a load changing during the run hits both alike.
+        for side in (("progress", "quiet") if number % 2 == 0 else ("quiet", "progress")):
+            progress.update("default run with and without progress", done=len(walls["progress"]) + len(walls["quiet"]),
+                            total=2 * repeats, unit="runs", side=f"now: {side}", force=True)
+            with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
+                command = [sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")]
+                found = _on_terminal(command + (["--quiet"] if side == "quiet" else []), scratch, env, timeout)
+            if found is None:
+                return {"status": f"cut off after {timeout:.0f} s"}
+            codes.add(found[0])
+            walls[side].append(found[1])
+            cpus[side].append(found[2])
+    progress_wall, quiet_wall = _median(walls["progress"]), _median(walls["quiet"])
+    progress_cpu, quiet_cpu = _median(cpus["progress"]), _median(cpus["quiet"])
+    return {"status": "exit " + ",".join(str(code) for code in sorted(codes)), "progress": progress_wall, "quiet": quiet_wall,
+            "ratio": progress_wall / quiet_wall, "samples": walls, "cpu_progress": progress_cpu, "cpu_quiet": quiet_cpu,
+            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -443,11 +515,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--explorer-workers", type=int, default=1, help="processes per exploration in the comparison and growth rows")
     parser.add_argument("--growth-seconds", type=float, default=300.0, help="cut off a growth scope after this long")
     parser.add_argument("--no-wall", action="store_true", help=f"leave out the wall-second comparison with {BASELINE} (two processes per side)")
+    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
+    parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
+    parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
-        print("python -m properties.bench: --repeats, --traces, --examples, --explorer-repeats, --explorer-workers and --growth-seconds must be positive", file=sys.stderr)
+    if args.default_repeats < 1 or args.repeats < 1 or args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
+        print("python -m properties.bench: --repeats, --traces, --examples, --explorer-repeats, --explorer-workers, --growth-seconds and --default-repeats must be positive", file=sys.stderr)
         return 2
     profiles.load()
+    with progress.shown(args.quiet, title="bench"):
+        return _bench(args)
+
+
+def _bench(args: argparse.Namespace) -> int:
     print(f"bench: seed {SEED}, {args.repeats} repeats per row (median), {os.cpu_count()} CPUs", flush=True)
     rows: list[tuple[str, str, str]] = []
 
@@ -455,19 +535,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append((name, value, note))
         print(f"  {name:<44} {value:>16}  {note}", flush=True)
 
+    figure_rows: dict[str, list[dict[str, Any]]] = {"growth": [], "compare": [], "bulk": []}
     if not args.no_compare:
-        bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add)
+        with progress.line(f"explorer vs {BASELINE}"):
+            bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add, figure_rows["compare"])
         if not args.no_wall:
-            bench_compare_wall(args.explorer_repeats, 900.0, add)
-    bench_growth(args.explorer_workers, args.growth_seconds, add)
+            with progress.line(f"explorer vs {BASELINE}, wall"):
+                progress.update(f"explorer vs {BASELINE}, wall", phase="two processes a side, then side by side", force=True)
+                bench_compare_wall(args.explorer_repeats, 900.0, add)
+    with progress.line("explorer growth"):
+        bench_growth(args.explorer_workers, args.growth_seconds, add, figure_rows["growth"])
     if args.only_explorer:
         _table(rows)
+        _write_figures(args.figures, figure_rows, rows)
         return 0
     b = bench_bulk(args.traces, args.repeats)
+    figure_rows["bulk"].append({"name": "whole driver (drawing included)", "checked": b["checked_steps_per_second"],
+                                "bare": b["unchecked_steps_per_second"]})
     add("bulk checked (steps/s)", f"{b['checked_steps_per_second']:,.0f}", f"{args.traces} traces, {b['steps']:,.0f} steps")
     add("bulk unchecked floor (steps/s)", f"{b['unchecked_steps_per_second']:,.0f}", "same events and copies, no snapshots, no checks")
     add("bulk checked/unchecked time per step", f"{b['ratio']:.2f}x", "whole driver, event generation on both sides")
     s = bench_stepping(args.traces, args.repeats)
+    figure_rows["bulk"].append({"name": "stepping only (events prebuilt)", "checked": s["checked_steps_per_second"],
+                                "bare": s["unchecked_steps_per_second"]})
     add("stepping only checked/unchecked", f"{s['ratio']:.2f}x", f"{s['checked_steps_per_second']:,.0f} vs {s['unchecked_steps_per_second']:,.0f} steps/s, events prebuilt")
     add("drawing the events (us per checked step)", f"{s['drawing_us_per_step']:.2f}", "numpy draws and Python event objects")
     add("drawing + checking / stepping only", f"{s['drawing_and_checking_over_stepping']:.2f}x", "the driver's whole time over a floor that draws nothing")
@@ -484,10 +574,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         add("lookup classifier (commands/s)", "-", c["status"])
     if not args.skip_default_run:
-        d = bench_default_run(timeout=600.0)
-        add("default python -m properties (wall s)", f"{d.get('wall_seconds', 0):.1f}", f"{d['status']}; {d.get('summary', '')[:80]}")
+        with progress.line("default run with and without progress"):
+            d = bench_progress_cost(args.default_repeats, timeout=600.0)
+        if "ratio" in d:
+            samples = "; ".join(f"{side} " + ", ".join(f"{wall:.1f}" for wall in walls) for side, walls in d["samples"].items())
+            add("default run on a terminal, live progress (wall s)", f"{d['progress']:.1f}", f"{d['status']}; median of {args.default_repeats}")
+            add("default run on a terminal, --quiet (wall s)", f"{d['quiet']:.1f}", f"the same run without progress; {samples}")
+            add("default run: with progress / without", f"{d['ratio']:.3f}x", "wall seconds; alternating order, both on a pseudo-terminal")
+            cpu_samples = "; ".join(f"{side} " + ", ".join(f"{cpu:.1f}" for cpu in cpus) for side, cpus in d["cpu_samples"].items())
+            add("default run: CPU s with progress / without", f"{d['cpu_ratio']:.3f}x",
+                f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
+        else:
+            add("default run with and without progress", "-", d["status"])
     _table(rows)
+    _write_figures(args.figures, figure_rows, rows)
     return 0
+
+
+def _write_figures(out: Path, found: dict[str, list[dict[str, Any]]], rows: list[tuple[str, str, str]]) -> None:
+    """The bench's figures as SVG, and ``bench.md`` (the table, linking them), under ``out``."""
+    from properties import figures
+
+    drawn: list[tuple[str, str]] = []
+    try:
+        if found["growth"]:
+            drawn.append((figures.growth(found["growth"], out / "growth.svg").name, "a proof's cost as the total cap grows"))
+        if found["compare"]:
+            drawn.append((figures.explorer_against_baseline(found["compare"], BASELINE, out / "explorer-vs-baseline.svg").name,
+                          f"the explorer against {BASELINE}"))
+        if found["bulk"]:
+            drawn.append((figures.bulk_checked(found["bulk"], out / "bulk-checked.svg").name, "bulk: checked against bare steps"))
+    except (figures.FiguresUnavailable, OSError) as error:
+        print(f"python -m properties.bench: figures not written: {error}", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [f"# bench: seed {SEED}, {figures.caption()}", "", "| measure | value | note |", "|---|---|---|"]
+    lines += [f"| {name} | {value} | {note} |" for name, value, note in rows]
+    lines += ["", *(f"![{title}]({name})" for name, title in drawn)]
+    (out / "bench.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, _title in drawn:
+        print(f"figure: {out / name}")
+    print(f"written: {out / 'bench.md'}")
 
 
 def _table(rows: list[tuple[str, str, str]]) -> None:

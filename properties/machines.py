@@ -21,6 +21,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import run_state_machine_as_test
 
 from properties import profiles  # noqa: F401  (registers the named profiles driver_settings looks up)
+from properties import progress
 
 
 def driver_settings(profile: str, examples: "int | None", steps: int, shrink: bool) -> settings:
@@ -47,13 +48,34 @@ class MachineOutcome:
     seconds: float = 0.0
 
 
+def _watched(machine: type, examples: int) -> type:
+    """``machine`` reporting each finished example to the live progress (``properties.progress``).
+
+    Only the teardown that ends every example is added: rules, invariants and
+    the seed are the machine's own, so the same examples run in the same order.
+    """
+    finished = [0]
+
+    class Watched(machine):  # type: ignore[misc, valid-type]
+        def teardown(self) -> None:
+            try:
+                super().teardown()
+            finally:
+                finished[0] += 1
+                # Hypothesis may run a few examples past the target (ones it does not count); the line stops at it.
+                progress.update(done=min(finished[0], examples), total=examples, unit="examples", eta=True)
+
+    Watched.__name__ = Watched.__qualname__ = machine.__name__
+    return Watched
+
+
 def run_machine(machine: type, chosen: settings, seed: int, first_failure: Callable[[], Any]) -> MachineOutcome:
     """Run ``machine`` under ``chosen`` with ``seed``; ``first_failure()`` reads the failure the machine recorded."""
     hypothesis_seed(seed)(machine)
     outcome = MachineOutcome()
     started = time.perf_counter()
     try:
-        run_state_machine_as_test(machine, settings=chosen)
+        run_state_machine_as_test(_watched(machine, chosen.max_examples) if progress.active() else machine, settings=chosen)
     except AssertionError as error:
         outcome.failure = first_failure()
         if outcome.failure is None:

@@ -202,6 +202,10 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
         lines.extend(_proved([c for _d, c in configs]))
     for path in data["counterexamples"]:
         lines.append(f"counterexample: {path}")
+    if markdown and data.get("figures"):
+        lines.append("")
+        lines.append(h("Figures"))
+        lines.extend(f"![{title}]({name})" for name, title in data["figures"])
     lines.append("")
     if data["ok"]:
         lines.append("verdict: PASS")

@@ -26,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from properties import progress
 from properties.budget import bulk
 from properties.budget.invariants import BY_ID
 from properties.catalogue import Tally
@@ -72,10 +73,14 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     result = bulk.BulkResult(seed=request.seed)
     invariants = _invariants(request)
     start = time.perf_counter()
+    mine = sum(sizes[number] for number in slices)
+    done = 0
     for number in slices:
+        progress.update(done=done, total=mine, unit="traces", eta=True, steps=tally.steps)
         part = bulk.run_bulk(
             request.seed, sizes[number], tally, stop_at_first=True, invariants=invariants, slices=[(number, sizes[number])],
         )
+        done += part.traces
         for key, value in part.per_family.items():
             result.per_family[key] = result.per_family.get(key, 0) + value
         for key, value in part.stats.items():
@@ -130,7 +135,8 @@ def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | No
     # Its own process group, so that a cut-off also ends the explorer's own worker processes.
     os.setpgid(0, 0)
     try:
-        part, result = _explore_one(quick, config, workers, out_dir)
+        with progress.task(progress.sublabel(config.name)):
+            part, result = _explore_one(quick, config, workers, out_dir)
         connection.send(("ok", part, result))
     except Exception as error:  # reported by the parent as a driver error
         connection.send(("error", f"{type(error).__name__}: {error}", None))
@@ -197,6 +203,7 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
     split = {number for number in waiting if hints[number] > sum(hints) - hints[number]}
     outcomes: list[Any] = [None] * len(configs)
     running: dict[Any, tuple[int, Any]] = {}
+    progress.update(done=0, total=len(configs), unit="configurations", force=True)
     try:
         while waiting or running:
             while waiting and len(running) < slots:
@@ -214,6 +221,8 @@ def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float,
                 break
             for receiver in ready:
                 number, process = running.pop(receiver)
+                progress.update(done=len(configs) - len(waiting) - len(running), total=len(configs), unit="configurations",
+                                force=True)
                 try:
                     outcomes[number] = receiver.recv()
                 except EOFError:
@@ -244,6 +253,7 @@ def _read_outcomes(quick: bool | str, configs: list[Any], outcomes: "list[tuple[
             if remaining <= 0:
                 cut.append(config.name)
                 continue
+            progress.update(done=number, total=len(configs), unit="configurations", force=True)
             status, part, result = _explore_with_deadline(quick, config, remaining)
         if status == "cut":
             cut.append(config.name)

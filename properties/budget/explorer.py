@@ -111,6 +111,7 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from guard.limits import Limits
+from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties import work_bound
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
@@ -1279,6 +1280,9 @@ class Expander:
         self.stepping = 0
         #: Judge each distinct step once (see ``expand``); off, every edge is judged afresh.
         self.memo = memo
+        #: States known before the level being expanded, for the live progress (``_explore`` sets it); None: this
+        #: expander does not report (a forked one: the search's own process reports for the level).
+        self.known: "int | None" = 0
         #: (event, history, every copy's move pair) -> _Verdict, for the edges judged so far.
         self.verdicts: dict[tuple, _Verdict] = {}
         self.pairs: dict[tuple, int] = {}
@@ -1691,6 +1695,9 @@ class Expander:
         for position, key in enumerate(keys):
             if not position % self._trim_every:
                 self._trim()
+                if self.known is not None and progress.active():
+                    progress.update(level=f"level {depth + 1}: {position * 100 // len(keys)}% expanded",
+                                    states=self.known + len(children))
             events = _events_of(key, self.config)
             edges += len(events)
             tag = id(events)
@@ -1828,6 +1835,7 @@ def _freeze_level() -> None:
 def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
     """A forked expander: per level, receive (new states, my slice, depth), send back children and violation."""
     expander = Expander(config, canon, memo)
+    expander.known = None
     expander.start()
     while True:
         message = connection.recv()
@@ -1925,6 +1933,10 @@ def _explore(
     try:
         while frontier and not violations and (config.max_depth is None or depth < config.max_depth):
             _freeze_level()
+            local.known = len(parents)
+            if progress.active():
+                levels = f"/{config.max_depth}" if config.max_depth is not None else ""
+                progress.update(level=f"level {depth + 1}{levels}", states=len(parents), edges=edges, force=True)
             if pool is not None:
                 children, found, level_edges = pool.expand(frontier, depth)
             else:

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from properties import progress
 from properties.catalogue import Tally
 from properties.hooks.generate import sequences
 from properties.hooks.invariants import BY_ID, HookMonitor, CATALOGUE
@@ -53,8 +54,10 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     failure = None
     start = time.perf_counter()
     slices = list(range(len(sizes)))[request.part::request.parts]
+    mine = sum(sizes[number] for number in slices)
     for number in slices:
         for sequence in sequences(request.seed, number, sizes[number]):
+            progress.update(done=tally.traces, total=mine, unit="sequences", eta=True, steps=tally.steps)
             found = monitor.check(sequence)
             if found:
                 failure = ([attrs.evolve(sequence, events=sequence.events[: found[0].step + 1])], found[0])

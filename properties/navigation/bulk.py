@@ -13,6 +13,7 @@ import random
 import time
 from typing import Any
 
+from properties import progress
 from properties.catalogue import Tally
 from properties.navigation.generate import random_scenario
 from properties.navigation.invariants import BY_ID, new_monitor
@@ -42,6 +43,7 @@ def run_bulk(seed: int, traces: int, tally: Tally, *, only: "tuple[str, ...] | N
         scenario = random_scenario(rng, name=f"bulk-{seed}-{index}")
         if index % parts != part:
             continue
+        progress.update(done=index, total=traces, unit="scenarios", eta=True)
         monitor.steps = index
         found = monitor.step(scenario)
         if found and failure is None:
