@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from properties import database as db
+from properties import hypofuzz_fixes
 from properties.paths import ROOT
 
 #: The pytest file HypoFuzz collects its targets from.
@@ -50,20 +51,6 @@ def machines() -> dict[str, type]:
         if subject.state_machine is not None:
             found[subject.name] = subject.state_machine()
     return found
-
-
-def hypofuzz_compatibility() -> None:
-    """Let HypoFuzz 25.11.1 save a failure under the pinned Hypothesis (called in fuzz workers only).
-
-    HypoFuzz reads ``ConjectureResult.slice_comments`` after shrinking a failure;
-    Hypothesis 6.170 calls that field ``span_comments``. Without this alias every
-    worker crashes on its first failure, before saving it, so the fleet would
-    find bugs and lose them. The comments only feed HypoFuzz's "explain" notes.
-    """
-    from hypothesis.internal.conjecture.data import ConjectureResult
-
-    if not hasattr(ConjectureResult, "slice_comments"):
-        ConjectureResult.slice_comments = property(lambda self: self.span_comments)  # type: ignore[attr-defined]
 
 
 def stored_failures(database: Any) -> list[bytes]:
@@ -197,6 +184,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             if name not in known:
                 raise UsageError(f"--subject {name}: no state machine; choose from {', '.join(known)}")
         db.open_database(url)
+        hypofuzz_fixes.check_versions()
         if args.dashboard:
             print(f"dashboard: http://127.0.0.1:{args.port}/ (while fuzzing)", flush=True)
         print(f"fuzz: {', '.join(args.subject or known)} for at most {args.seconds:g} s, {args.workers} worker(s), "
@@ -204,7 +192,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         outcome = fuzz(url, args.seconds, args.workers, dashboard=args.dashboard, port=args.port, subjects=args.subject,
                        keep_going=args.keep_going, log=sys.stdout)
         results = db.replay_all(url, args.subject)
-    except (UsageError, db.DatabaseError) as error:
+    except (UsageError, db.DatabaseError, hypofuzz_fixes.VersionError) as error:
         print(f"nox -s fuzz: {error}", file=sys.stderr)
         return 2
     except (Interrupted, KeyboardInterrupt):
