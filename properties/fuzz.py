@@ -38,6 +38,8 @@ TARGETS = "tests/fuzz/test_fuzz_targets.py"
 DEFAULT_SECONDS = 180.0
 #: Seconds between two looks at the database while fuzzing.
 POLL = 1.0
+#: Seconds between two progress lines while fuzzing (``--progress``).
+PROGRESS = 30.0
 #: How long HypoFuzz gets to stop after SIGINT before its process group is killed.
 GRACE = 10.0
 
@@ -68,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dashboard", action="store_true", help="serve HypoFuzz's dashboard while fuzzing")
     parser.add_argument("--port", type=int, default=9999, help="dashboard port on 127.0.0.1 (default 9999)")
     parser.add_argument("--subject", action="append", metavar="NAME", help="fuzz only this subject (repeatable)")
+    parser.add_argument("--progress", type=float, default=PROGRESS, metavar="SECONDS",
+                        help=f"print each target's examples and behaviours this often (default {PROGRESS:g}; 0: never)")
     parser.add_argument("--keep-going", action="store_true", help="fuzz until --seconds even after every target failed")
     return parser
 
@@ -84,6 +88,8 @@ def parse(argv: "Sequence[str] | None") -> argparse.Namespace:
         raise UsageError(f"--seconds {args.seconds:g}: must be a positive, finite number of seconds")
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: must be at least 1")
+    if not (math.isfinite(args.progress) and args.progress >= 0):
+        raise UsageError(f"--progress {args.progress:g}: must be 0 (never) or a positive, finite number of seconds")
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port}: not a port number")
     return args
@@ -128,7 +134,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, port: int = 9999,
          subjects: "Sequence[str] | None" = None, keep_going: bool = False, root: Path = ROOT,
-         log: Any = None) -> dict[str, Any]:
+         log: Any = None, progress_every: float = 0.0) -> dict[str, Any]:
     """Run HypoFuzz on ``root``'s fuzz targets against database ``url``; returns what happened (see ``main``)."""
     database = db.open_database(url)
     targets = [name for name in machines() if subjects is None or name in subjects]
@@ -143,6 +149,7 @@ def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, por
                                stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
     first_failure: "float | None" = None
     ended = "time bound"
+    next_progress = progress_every
     try:
         while True:
             elapsed = time.monotonic() - started
@@ -157,12 +164,25 @@ def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, por
             if not keep_going and len(failed) >= len(targets) and failed:
                 ended = "every target has a stored failure"
                 break
+            if log is not None and progress_every and elapsed >= next_progress:
+                for line in progress_lines(db.progress(database), f"after {elapsed:.0f} s"):
+                    print(line, file=log, flush=True)
+                next_progress += progress_every
             time.sleep(min(POLL, max(0.0, seconds - elapsed)))
     finally:
         _stop(process)
     wall = time.monotonic() - started
     return {"url": url, "targets": targets, "workers": workers, "seconds": wall, "ended": ended,
             "first_failure": first_failure, "progress": db.progress(database)}
+
+
+def progress_lines(progress: dict[str, Any], when: str) -> list[str]:
+    # HypoFuzz saves a report when a phase changes or behaviour is new, and on a timer (each second at first,
+    # each minute after five), so these are lower bounds.
+    if not progress:
+        return [f"  {when}: no progress report in the database yet"]
+    return [f"  {when}: {nodeid}: at least {data['examples']:,} examples, {data['behaviors']:,} behaviours "
+            f"({data['workers']} worker(s) reported)" for nodeid, data in sorted(progress.items())]
 
 
 class Interrupted(Exception):
@@ -190,7 +210,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         print(f"fuzz: {', '.join(args.subject or known)} for at most {args.seconds:g} s, {args.workers} worker(s), "
               f"database {url}", flush=True)
         outcome = fuzz(url, args.seconds, args.workers, dashboard=args.dashboard, port=args.port, subjects=args.subject,
-                       keep_going=args.keep_going, log=sys.stdout)
+                       keep_going=args.keep_going, log=sys.stdout, progress_every=args.progress)
         results = db.replay_all(url, args.subject)
     except (UsageError, db.DatabaseError, hypofuzz_fixes.VersionError) as error:
         print(f"nox -s fuzz: {error}", file=sys.stderr)
@@ -199,12 +219,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         print("nox -s fuzz: interrupted; HypoFuzz stopped (what it found is in the database)", file=sys.stderr)
         return 130
     print(f"fuzzed {outcome['seconds']:.0f} s ({outcome['ended']})", flush=True)
-    for nodeid, data in sorted(outcome["progress"].items()):
-        # HypoFuzz saves a report when a phase changes or behaviour is new, so these are lower bounds.
-        print(f"  {nodeid}: at least {data['examples']:,} examples, {data['behaviors']:,} behaviours "
-              f"({data['workers']} worker(s) reported)")
-    if not outcome["progress"]:
-        print("  no progress report in the database yet (HypoFuzz saves one when it finds new behaviour)")
+    for line in progress_lines(outcome["progress"], "at the end"):
+        print(line)
     if outcome["first_failure"] is not None:
         print(f"first failure stored after {outcome['first_failure']:.1f} s")
     print(db.render(results, url), flush=True)

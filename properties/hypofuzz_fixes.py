@@ -219,9 +219,41 @@ def scope_coverage() -> None:
     FuzzTarget.__init__ = __init__
 
 
+def poll_redis_changes() -> None:
+    """Deliver a Redis database's change events to its listeners: a thread polls the subscription while one listens.
+
+    Hypothesis 6.170's ``RedisExampleDatabase`` subscribes to its change channel
+    when a listener is added but nothing reads the subscription, so listeners
+    never hear of a change: HypoFuzz's dashboard never sees a worker's new
+    report, and a worker never sees the corpus entries another worker saves.
+    """
+    from hypothesis.extra.redis import RedisExampleDatabase
+
+    if getattr(RedisExampleDatabase._start_listening, "polls", False):
+        return
+    start, stop = RedisExampleDatabase._start_listening, RedisExampleDatabase._stop_listening
+
+    def start_listening(self: Any) -> None:
+        start(self)
+        # Polls the subscription every 0.2 s at most, on a daemon thread, calling the handler for each message.
+        self.change_poller = self._pubsub.run_in_thread(sleep_time=0.2, daemon=True)
+
+    def stop_listening(self: Any) -> None:
+        poller = getattr(self, "change_poller", None)
+        if poller is not None:
+            poller.stop()
+            self.change_poller = None
+        stop(self)
+
+    start_listening.polls = True  # type: ignore[attr-defined]
+    RedisExampleDatabase._start_listening = start_listening
+    RedisExampleDatabase._stop_listening = stop_listening
+
+
 def install() -> None:
     """Every workaround above, in a fuzz worker (``tests/fuzz/conftest.py`` calls it when a fuzz database is named)."""
     check_versions()
     alias_slice_comments()
     align_forced_draws()
     scope_coverage()
+    poll_redis_changes()
