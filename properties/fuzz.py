@@ -10,9 +10,15 @@ machines given the same ``--redis URL`` fuzz together.
 
 HypoFuzz itself runs until stopped; this runner stops it after ``--seconds``
 (there is no "forever" setting: a fleet job states its own bound), or as soon
-as every target has a stored failure. Then it prints, per target, the
-examples run (from HypoFuzz's progress reports in the database) and replays
-every stored failure (``properties.database``), naming the invariant.
+as every target has a stored failure. While it runs it prints, every
+``--progress`` seconds, each target's examples and behaviours from HypoFuzz's
+progress reports in the database; at the end it prints them once more and
+replays every stored failure (``properties.database``), naming the invariant.
+
+HypoFuzz 25.11.1 needs ``properties.hypofuzz_fixes`` under the pinned
+Hypothesis (installed in every worker by ``tests/fuzz/conftest.py``): without
+it every replay of an input misreads its choices and the fuzzer reports 0
+behaviours.
 
 Exit status: 0 no failure stored, 1 a failure replays, 2 usage error.
 """

@@ -21,25 +21,33 @@ hands the recorded forced value to the next unforced draw instead: from the
 first forced draw on, the replay reads every choice one (or more) places off,
 and runs a different example. ``align_forced_draws`` makes the provider step
 past each recorded forced value, as Hypothesis's own replay (``for_choices``)
-does. Measured on the budget target before the fix: 37 of 37 stability
-replays differed, 0 behaviours; after: 25 of 25 equal, 1,049 behaviours in
-20 s (``tests/fuzz/throughput.py`` has the method).
+does. ``tests/fuzz/one_worker.py`` shows it with HypoFuzz's own numbers
+(see the README's fuzz section): without the fix every stability replay of
+the budget target differs and it has 0 behaviours; with it every one matches.
 
-The same misreading demoted stored failures: a worker starting on a database
-replays the shrunk failures through its provider, and when the misread replay
-passes, HypoFuzz moves the failure from the test's key (where
-``nox -s properties -- --database`` looks) to its ``.fixed`` key.
+The other cause of unstable replays was the project's own: the hook
+machine's ``call_shape`` cache, warm from earlier examples, made a replay run
+less code than the first run (fixed in ``properties/hooks/stateful.py``).
 
-Why it was slow
----------------
-On Python 3.11 HypoFuzz collects coverage with ``sys.settrace`` and asks for
-a line event in *every* frame, Hypothesis's own draws and the rule machinery
-included, and filters by file afterwards. ``ProjectCoverage`` records the same
-kind of behaviour (the pair of consecutive lines executed, across calls) but
-only in this project's packages, and declines line events for every other
-frame when it is entered, which is where the time went. On 3.12+ HypoFuzz uses
-``sys.monitoring`` branch events that disable themselves outside traced files;
-that collector is kept there.
+Coverage cost
+-------------
+On Python 3.11 HypoFuzz collects coverage with a pure-Python
+``sys.settrace`` function that is called for every line of every frame
+(Hypothesis's own draws included) and filters by file afterwards.
+``ProjectCoverage`` drives coverage.py's C tracer instead, restricted to this
+project's packages: a behaviour is an arc between two lines of one code
+object in ``guard/``, ``reference/`` or ``properties/``. Any trace function
+at all puts the 3.11 interpreter in its slow tracing mode, so coverage still
+costs most of the fuzzer's speed; the README's fuzz section has the figures.
+On 3.12+ HypoFuzz uses ``sys.monitoring`` branch events that switch
+themselves off outside traced files; that collector is kept there (not
+measured in this change).
+
+Redis
+-----
+``poll_redis_changes``: Hypothesis's Redis database never reads the change
+subscription it opens, so neither the dashboard nor other workers heard of a
+worker's saves (see its docstring).
 """
 
 from __future__ import annotations
