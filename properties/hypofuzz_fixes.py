@@ -71,7 +71,10 @@ class VersionError(Exception):
 
 def check_versions() -> None:
     for name, wanted in PINNED.items():
-        found = metadata.version(name)
+        try:
+            found = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            raise VersionError(f"{name} is not installed (nox -s fuzz installs {name} {wanted})") from None
         if found != wanted:
             raise VersionError(f"{name} {found} is installed; properties/hypofuzz_fixes.py is for {name} {wanted} "
                                f"(re-check its workarounds, then update PINNED)")
