@@ -52,6 +52,7 @@ worker's saves (see its docstring).
 
 from __future__ import annotations
 
+import functools
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -92,15 +93,19 @@ def alias_slice_comments() -> None:
         ConjectureResult.slice_comments = property(lambda self: self.span_comments)  # type: ignore[attr-defined]
 
 
-def forced_draw_observer(provider: Any) -> Any:
-    """A Hypothesis ``DataObserver`` that moves ``provider``'s replay position past every forced draw."""
+@functools.cache
+def forced_draw_observer_class() -> type:
+    """A Hypothesis ``DataObserver`` that moves a HypoFuzz provider's replay position past every forced draw."""
     from hypothesis.internal.conjecture.data import DataObserver
 
     class ForcedDrawObserver(DataObserver):
+        def __init__(self, provider: Any) -> None:
+            self.provider = provider
+
         def _seen(self, was_forced: bool) -> None:
             # The provider replays a recorded sequence that holds forced values too; Hypothesis never asks it for
             # those, so skip the slot here or every later draw reads its neighbour's value.
-            state = provider._state
+            state = self.provider._state
             if was_forced and state is not None:
                 state.choice_index += 1
 
@@ -109,7 +114,7 @@ def forced_draw_observer(provider: Any) -> Any:
 
         draw_float = draw_string = draw_bytes = draw_boolean = draw_integer
 
-    return ForcedDrawObserver()
+    return ForcedDrawObserver
 
 
 def align_forced_draws() -> None:
@@ -120,12 +125,13 @@ def align_forced_draws() -> None:
     if getattr(FuzzTarget.new_conjecture_data, "aligns_forced_draws", False):
         return
     original = FuzzTarget.new_conjecture_data
+    observer = forced_draw_observer_class()
 
     def new_conjecture_data(self: Any, *, choices: Any = None) -> ConjectureData:
         if choices is not None:
             # A prefix is replayed by Hypothesis itself, which already steps past forced values.
             return original(self, choices=choices)
-        return ConjectureData(provider=self.provider, random=self.random, observer=forced_draw_observer(self.provider))
+        return ConjectureData(provider=self.provider, random=self.random, observer=observer(self.provider))
 
     new_conjecture_data.aligns_forced_draws = True  # type: ignore[attr-defined]
     FuzzTarget.new_conjecture_data = new_conjecture_data
