@@ -10,9 +10,15 @@ machines given the same ``--redis URL`` fuzz together.
 
 HypoFuzz itself runs until stopped; this runner stops it after ``--seconds``
 (there is no "forever" setting: a fleet job states its own bound), or as soon
-as every target has a stored failure. Then it prints, per target, the
-examples run (from HypoFuzz's progress reports in the database) and replays
-every stored failure (``properties.database``), naming the invariant.
+as every target has a stored failure. While it runs it prints, every
+``--progress`` seconds, each target's examples and behaviours from HypoFuzz's
+progress reports in the database; at the end it prints them once more and
+replays every stored failure (``properties.database``), naming the invariant.
+
+HypoFuzz 25.11.1 needs ``properties.hypofuzz_fixes`` under the pinned
+Hypothesis (installed in every worker by ``tests/fuzz/conftest.py``): without
+it every replay of an input misreads its choices and the fuzzer reports 0
+behaviours.
 
 Exit status: 0 no failure stored, 1 a failure replays, 2 usage error.
 """
@@ -30,6 +36,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from properties import database as db
+from properties import workers as workers_module
+from properties import hypofuzz_fixes
 from properties.paths import ROOT
 
 #: The pytest file HypoFuzz collects its targets from.
@@ -37,6 +45,8 @@ TARGETS = "tests/fuzz/test_fuzz_targets.py"
 DEFAULT_SECONDS = 180.0
 #: Seconds between two looks at the database while fuzzing.
 POLL = 1.0
+#: Seconds between two progress lines while fuzzing (``--progress``).
+PROGRESS = 30.0
 #: How long HypoFuzz gets to stop after SIGINT before its process group is killed.
 GRACE = 10.0
 
@@ -50,20 +60,6 @@ def machines() -> dict[str, type]:
         if subject.state_machine is not None:
             found[subject.name] = subject.state_machine()
     return found
-
-
-def hypofuzz_compatibility() -> None:
-    """Let HypoFuzz 25.11.1 save a failure under the pinned Hypothesis (called in fuzz workers only).
-
-    HypoFuzz reads ``ConjectureResult.slice_comments`` after shrinking a failure;
-    Hypothesis 6.170 calls that field ``span_comments``. Without this alias every
-    worker crashes on its first failure, before saving it, so the fleet would
-    find bugs and lose them. The comments only feed HypoFuzz's "explain" notes.
-    """
-    from hypothesis.internal.conjecture.data import ConjectureResult
-
-    if not hasattr(ConjectureResult, "slice_comments"):
-        ConjectureResult.slice_comments = property(lambda self: self.span_comments)  # type: ignore[attr-defined]
 
 
 def stored_failures(database: Any) -> list[bytes]:
@@ -81,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dashboard", action="store_true", help="serve HypoFuzz's dashboard while fuzzing")
     parser.add_argument("--port", type=int, default=9999, help="dashboard port on 127.0.0.1 (default 9999)")
     parser.add_argument("--subject", action="append", metavar="NAME", help="fuzz only this subject (repeatable)")
+    parser.add_argument("--progress", type=float, default=PROGRESS, metavar="SECONDS",
+                        help=f"print each target's examples and behaviours this often (default {PROGRESS:g}; 0: never)")
     parser.add_argument("--keep-going", action="store_true", help="fuzz until --seconds even after every target failed")
     return parser
 
@@ -97,6 +95,8 @@ def parse(argv: "Sequence[str] | None") -> argparse.Namespace:
         raise UsageError(f"--seconds {args.seconds:g}: must be a positive, finite number of seconds")
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: must be at least 1")
+    if not (math.isfinite(args.progress) and args.progress >= 0):
+        raise UsageError(f"--progress {args.progress:g}: must be 0 (never) or a positive, finite number of seconds")
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port}: not a port number")
     return args
@@ -141,7 +141,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, port: int = 9999,
          subjects: "Sequence[str] | None" = None, keep_going: bool = False, root: Path = ROOT,
-         log: Any = None) -> dict[str, Any]:
+         log: Any = None, progress_every: float = 0.0) -> dict[str, Any]:
     """Run HypoFuzz on ``root``'s fuzz targets against database ``url``; returns what happened (see ``main``)."""
     database = db.open_database(url)
     targets = [name for name in machines() if subjects is None or name in subjects]
@@ -152,10 +152,15 @@ def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, por
         env.pop(variable, None)
     before = set(stored_failures(database))
     started = time.monotonic()
+    # Issue 25: HypoFuzz's hub and every worker it starts inherit a data limit (an equal share of 80% of memory
+    # among the workers and the hub), so a target that allocates without bound fails there, not the machine.
+    limit = workers_module.memory_limit(workers + 1)
     process = subprocess.Popen(command(workers, dashboard, port, selection), cwd=root, env=env, start_new_session=True,
-                               stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
+                               stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
+                               preexec_fn=lambda: workers_module.limit_memory(limit))
     first_failure: "float | None" = None
     ended = "time bound"
+    next_progress = progress_every
     try:
         while True:
             elapsed = time.monotonic() - started
@@ -170,12 +175,25 @@ def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, por
             if not keep_going and len(failed) >= len(targets) and failed:
                 ended = "every target has a stored failure"
                 break
+            if log is not None and progress_every and elapsed >= next_progress:
+                for line in progress_lines(db.progress(database), f"after {elapsed:.0f} s"):
+                    print(line, file=log, flush=True)
+                next_progress += progress_every
             time.sleep(min(POLL, max(0.0, seconds - elapsed)))
     finally:
         _stop(process)
     wall = time.monotonic() - started
     return {"url": url, "targets": targets, "workers": workers, "seconds": wall, "ended": ended,
             "first_failure": first_failure, "progress": db.progress(database)}
+
+
+def progress_lines(progress: dict[str, Any], when: str) -> list[str]:
+    # HypoFuzz saves a report when a phase changes or behaviour is new, and on a timer (each second at first,
+    # each minute after five), so these are lower bounds.
+    if not progress:
+        return [f"  {when}: no progress report in the database yet"]
+    return [f"  {when}: {nodeid}: at least {data['examples']:,} examples, {data['behaviors']:,} behaviours "
+            f"({data['workers']} worker(s) reported)" for nodeid, data in sorted(progress.items())]
 
 
 class Interrupted(Exception):
@@ -197,26 +215,23 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             if name not in known:
                 raise UsageError(f"--subject {name}: no state machine; choose from {', '.join(known)}")
         db.open_database(url)
+        hypofuzz_fixes.check_versions()
         if args.dashboard:
             print(f"dashboard: http://127.0.0.1:{args.port}/ (while fuzzing)", flush=True)
         print(f"fuzz: {', '.join(args.subject or known)} for at most {args.seconds:g} s, {args.workers} worker(s), "
               f"database {url}", flush=True)
         outcome = fuzz(url, args.seconds, args.workers, dashboard=args.dashboard, port=args.port, subjects=args.subject,
-                       keep_going=args.keep_going, log=sys.stdout)
+                       keep_going=args.keep_going, log=sys.stdout, progress_every=args.progress)
         results = db.replay_all(url, args.subject)
-    except (UsageError, db.DatabaseError) as error:
+    except (UsageError, db.DatabaseError, hypofuzz_fixes.VersionError) as error:
         print(f"nox -s fuzz: {error}", file=sys.stderr)
         return 2
     except (Interrupted, KeyboardInterrupt):
         print("nox -s fuzz: interrupted; HypoFuzz stopped (what it found is in the database)", file=sys.stderr)
         return 130
     print(f"fuzzed {outcome['seconds']:.0f} s ({outcome['ended']})", flush=True)
-    for nodeid, data in sorted(outcome["progress"].items()):
-        # HypoFuzz saves a report when a phase changes or behaviour is new, so these are lower bounds.
-        print(f"  {nodeid}: at least {data['examples']:,} examples, {data['behaviors']:,} behaviours "
-              f"({data['workers']} worker(s) reported)")
-    if not outcome["progress"]:
-        print("  no progress report in the database yet (HypoFuzz saves one when it finds new behaviour)")
+    for line in progress_lines(outcome["progress"], "at the end"):
+        print(line)
     if outcome["first_failure"] is not None:
         print(f"first failure stored after {outcome['first_failure']:.1f} s")
     print(db.render(results, url), flush=True)

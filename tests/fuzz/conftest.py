@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
 
-from properties import database, fuzz
+from properties import database, hypofuzz_fixes
 
 _url = database.from_environment()
 if _url:
-    fuzz.hypofuzz_compatibility()
+    hypofuzz_fixes.install()
     settings.register_profile(
         "fuzz", parent=settings.default, database=database.open_database(_url), derandomize=False, deadline=None,
         # Every health check but nested_given: HypoFuzz declines to fuzz a test that suppresses that one.

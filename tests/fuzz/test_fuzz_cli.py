@@ -40,7 +40,7 @@ else:
 
 @pytest.mark.parametrize(("module", "arguments"), [
     ("properties.fuzz", ["--seconds", "0"]), ("properties.fuzz", ["--seconds", "inf"]), ("properties.fuzz", ["--workers", "0"]),
-    ("properties.fuzz", ["--port", "70000"]), ("properties.fuzz", ["--subject", "nowhere"]), ("properties.fuzz", ["--nope"]),
+    ("properties.fuzz", ["--port", "70000"]), ("properties.fuzz", ["--progress", "-1"]), ("properties.fuzz", ["--subject", "nowhere"]), ("properties.fuzz", ["--nope"]),
     ("properties.fuzz", ["--redis", "redis://127.0.0.1:1/0"]), ("properties.database", []),
     ("properties", ["--database", "/etc/hostname"]), ("properties", ["--database", "redis://127.0.0.1:1/0"]),
 ])
