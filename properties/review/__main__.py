@@ -132,7 +132,8 @@ def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int, traces
     for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
         env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
         env["GUARD_SHARED"] = str(shared_dir())
-        sides.append((name, behaviour.start_side(env, head, arguments, work / f"{name}.jsonl")))
+        # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
+        sides.append((name, behaviour.start_side(env, work / f"overlay-{name}", arguments, work / f"{name}.jsonl")))
     for name, process in sides:
         _out, err = process.communicate()
         if process.returncode != 0:
@@ -188,7 +189,7 @@ def replay_both(file: Path, head: Path, base_tree: Path, work: Path) -> tuple[li
     for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
         env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
         output = work / f"show-{name}.jsonl"
-        process = behaviour.start_side(env, head, ["--trace", str(file.resolve())], output)
+        process = behaviour.start_side(env, work / f"overlay-{name}", ["--trace", str(file.resolve())], output)
         _out, err = process.communicate()
         if process.returncode != 0:
             raise UsageError(f"{file}: cannot replay on {name}: {err.decode(errors='replace').strip().splitlines()[-1:]}")
@@ -322,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         mutation_note = ""
         copy = None
         units = {(c.path, c.name) for c in changed if c.kind != "removed" and c.path.startswith("guard/")}
-        entry_ids = sorted({entry["id"] for c in changed if c.kind != "removed" for entry in c.entries})
+        entry_ids = sorted({entry["id"] for c in changed if c.kind != "removed" for entry in c.entries
+                            if entry["applies_at_head"]})
         if args.no_mutants:
             mutation_note = "not run (--no-mutants): new survivors unknown"
         elif units or entry_ids:

@@ -165,20 +165,24 @@ def attach_entries(changed: list[Changed], head: dict[str, str], base: dict[str,
     for entry in entries():
         if not any(c.path == entry.file for c in changed):
             continue
-        for side, kinds in ((head, ("added", "edited")), (base, ("removed",))):
+        # HEAD's text first; an entry whose text the change removed is placed by BASE's text and marked so.
+        for side, kinds, applies in ((head, ("added", "edited"), True), (base, ("removed", "edited"), False)):
             text = side.get(entry.file)
             if text is None:
                 continue
             try:
                 spans = entry.spans(text)
             except CatalogueError:
-                if side is head:
+                if applies:
                     drifted.append(entry.id)
                 continue
             names = {unit_at(text, span.start_line) for span in spans}
             for name in sorted(names):
                 unit = by_key.get((entry.file, name))
-                if unit is not None and unit.kind in kinds:
+                if unit is not None and (unit.kind in kinds) and (applies or unit.kind == "removed" or entry.id in drifted):
                     unit.entries.append({"id": entry.id, "seed": entry.seed, "rule": entry.rule,
-                                         "breaks": list(entry.breaks), "line": spans[0].start_line})
+                                         "breaks": list(entry.breaks), "line": spans[0].start_line,
+                                         "applies_at_head": applies})
+            if applies:
+                break
     return drifted

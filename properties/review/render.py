@@ -170,7 +170,8 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
 def markdown(data: dict[str, Any]) -> str:
     lines = list(data["summary"]) + ["", "## The change, by rule", ""]
     rows = [[c["qualified"], c["kind"], ", ".join(c["seeds"]) or "-",
-             "; ".join(f"{e['id']} (breaks {', '.join(e['breaks']) or 'tests only'})" for e in c["catalogue_entries"]) or "-"]
+             "; ".join(f"{e['id']} (breaks {', '.join(e['breaks']) or 'tests only'}"
+                       f"{'' if e['applies_at_head'] else '; its text is gone at HEAD'})" for e in c["catalogue_entries"]) or "-"]
             for c in data["changed_functions"]]
     lines += _table(["unit", "change", "seeds (rule comments)", "catalogue entries in it"], rows) if rows else ["No unit of guard/ or reference/ changed."]
     if data["catalogue_drifted"]:
