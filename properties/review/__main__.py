@@ -171,7 +171,7 @@ def save_distinguishing(comparison: behaviour.Comparison, events_by_trace: list[
             trace = Trace(name=f"review-trace{difference.trace}-step{difference.step}", events=tuple(events),
                           limits=Limits(**comparison.head_limits),
                           origin=f"review base={base} head={head} seed={seed} trace={difference.trace}")
-            files[key] = save_trace(trace, folder / f"review-{base[:8]}-{head[:8]}-s{seed}-t{difference.trace}.json")
+            files[key] = save_trace(trace, folder / f"review-{base[:8]}-{head[:8]}-s{seed}-t{difference.trace}-{difference.step + 1}steps.json")
         saved.append({"observable": name, "trace": difference.trace, "steps": difference.step + 1,
                       "file": str(files[key]), "events": events})
     return saved

@@ -225,14 +225,14 @@ def step_table(events: Sequence[Any], base_rows: list[dict[str, Any]], head_rows
     for index in range(start, len(events)):
         one = base_rows[index] if index < len(base_rows) else None
         two = head_rows[index] if index < len(head_rows) else None
-        mark = "" if one == two else " *"
+        mark = "" if all(cell(one, name) == cell(two, name) for name in observables) else " *"
         cells = [f"{index}{mark}", event_summary(events[index])]
         for name in observables:
             cells += [cell(one, name), cell(two, name)]
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     if start:
-        lines.append("| ... | " + f"{start} earlier steps agree on these observables" + " |" * (len(header) - 1))
+        lines.append("| ... | " + f"{start} earlier steps not shown" + " |" * (len(header) - 1))
     lines += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in rows]
     return lines
 

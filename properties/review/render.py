@@ -123,7 +123,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
                                                   if names else "none"),
         f"- behaviour: " + (f"CHANGED on {comparison.traces_differing:,} of {comparison.traces:,} bulk traces "
                             f"({comparison.steps_differing:,} steps); shortest distinguishing trace "
-                            f"{min(item['steps'] for item in saved)} steps: `{saved[0]['file']}`" if comparison.changed else
+                            f"{_shortest(saved)['steps']} steps: `{_shortest(saved)['file']}`" if comparison.changed else
                             f"no change on {comparison.traces:,} bulk traces ({comparison.steps:,} steps; not a proof: "
                             "the exhaustive comparison is not built yet)"),
         "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
@@ -159,6 +159,10 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
         "traces_requested": traces,
     }
+
+
+def _shortest(saved: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(saved, key=lambda item: item["steps"])
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
