@@ -315,7 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, process in running.items():
             process.wait()
             verdicts[name] = read_report(verdict_dirs[name] / "properties.json")
-            timings[f"verdict at {name.upper()}"] = time.monotonic() - mark
+        # Both verdicts ran side by side from ``mark``; the behaviour comparison and the changed tests ran beside them.
+        timings["verdicts (BASE and HEAD in parallel)"] = time.monotonic() - mark
         head_log = (work / "properties-head.log").read_text(encoding="utf-8", errors="replace")
         print(f"review: verdicts BASE {_ok(verdicts['base'])}  HEAD {_ok(verdicts['head'])}", flush=True)
         # Part 4: mutation of the change.
