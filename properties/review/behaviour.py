@@ -21,6 +21,10 @@ per step, every observable:
   waiting charge, deferrals used, free lookups used, the kinds corrected;
 * ``error`` - an exception raised by the step (the trace ends there).
 
+Like the bulk driver, a side ends a trace ``TAIL_AFTER_STOP`` steps after its
+budget stopped with nothing left to admit: what a stopped budget does later
+is not compared.
+
 The main process compares the two streams trace by trace. A trace
 *distinguishes* the sides at its first step where an observable differs; for
 each observable the review keeps the trace whose first difference comes
@@ -45,6 +49,9 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import attrs
+
+#: Steps a side keeps stepping after its budget stopped with nothing left to admit (the bulk driver's number).
+TAIL_AFTER_STOP = 4
 
 OBSERVABLES = ("terminal", "exhausted", "pending_correction", "admitted", "failure_ends", "counters", "error")
 
@@ -88,6 +95,7 @@ def run_side(traces: Iterator[list[Any]], out: Any) -> None:
     for events in traces:
         budget = RunProgressBudget(Limits())
         rows = []
+        stopped = 0
         for index, event in enumerate(events):
             try:
                 admitted = apply_production(budget, event, flags)
@@ -97,7 +105,13 @@ def run_side(traces: Iterator[list[Any]], out: Any) -> None:
             row = observe(budget, events[index + 1] if index + 1 < len(events) else None)
             row["admitted"] = bool(admitted)
             rows.append(row)
-        out.write(json.dumps(rows, default=str) + "\n")
+            # As the bulk driver does (``TAIL_AFTER_STOP``): a few steps past a stop with nothing left to admit,
+            # then the trace ends. Both sides cut by the same rule, so they cut at the same step unless they
+            # already differed at an earlier one.
+            stopped = stopped + 1 if budget.terminal and getattr(budget, "correction", None) is None else 0
+            if stopped > TAIL_AFTER_STOP:
+                break
+        out.write(json.dumps(rows, default=str, separators=(",", ":")) + "\n")
 
 
 def _side_main(argv: Sequence[str]) -> int:
@@ -174,12 +188,17 @@ def compare(base_lines: Iterator[str], head_lines: Iterator[str]) -> Comparison:
         base_rows, head_rows = json.loads(left), json.loads(right)
         result.traces += 1
         length = max(len(base_rows), len(head_rows))
+        common = min(len(base_rows), len(head_rows))
         result.steps += length
         differs = False
         seen: set[str] = set()
-        for step in range(length):
-            one = base_rows[step] if step < len(base_rows) else {"error": "trace ended"}
-            two = head_rows[step] if step < len(head_rows) else {"error": "trace ended"}
+        if length > common:
+            # One side cut the trace (stopped for good) where the other went on: they differed before.
+            result.steps_differing += length - common
+        for step in range(common):
+            one, two = base_rows[step], head_rows[step]
+            if one == two:
+                continue
             names = [name for name in OBSERVABLES if one.get(name) != two.get(name)]
             if names:
                 differs = True
