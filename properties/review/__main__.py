@@ -251,7 +251,15 @@ def pin_state(head_files: dict[str, str]) -> tuple[bool, bool]:
     return True, expected == actual
 
 
+def _terminated(_signal: int, _frame: Any) -> None:
+    # SIGTERM (a CI job cancelled) unwinds like an exit, so BASE's worktree and the scratch folder are removed.
+    raise SystemExit(143)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         args = parse(sys.argv[1:] if argv is None else argv)
         if args.show is not None:
