@@ -74,44 +74,66 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
     return mutmut_result, catalogue_result, copy
 
 
-def changed_tests(head: Path, base: str) -> list[str]:
-    """Test files the change added or edited, as HEAD has them."""
-    done = subprocess.run(["git", "diff", "--name-only", "--diff-filter=AM", base, "HEAD", "--", "tests/"], cwd=head,
-                          capture_output=True, text=True)
-    return [name for name in done.stdout.split() if Path(name).name.startswith("test_") and name.endswith(".py")
-            and (head / name).is_file()]
+def changed_tests(head: Path, base: str) -> tuple[list[str], list[str]]:
+    """Test files the change added or edited (as HEAD has them), and the tests in them it added or edited, as
+    ``path::name`` (``path::Class.name`` for a method), found by ``properties.review.changes.changed_units``."""
+    from properties.review.changes import changed_units, git
+
+    done = git(head, "diff", "--name-only", "--diff-filter=AM", base, "HEAD", "--", "tests/")
+    files = [name for name in done.stdout.split() if Path(name).name.startswith("test_") and name.endswith(".py")
+             and (head / name).is_file()]
+    tests = []
+    for file in files:
+        before = git(head, "show", f"{base}:{file}")
+        old = {file: before.stdout} if before.returncode == 0 else {}
+        for unit in changed_units(old, {file: (head / file).read_text(encoding="utf-8")}):
+            if unit.kind != "removed" and unit.name.rpartition(".")[2].startswith("test"):
+                tests.append(f"{file}::{unit.name}")
+    return files, tests
 
 
 @attrs.define
 class TestSides:
     files: list[str]
-    #: test id -> outcome ("passed", "failed", "error", "skipped") on each side.
+    #: The tests the change added or edited (``path::name``); only these are judged.
+    tests: list[str] = attrs.field(factory=list)
+    #: test case id (``path::name`` or ``path::name[param]``) -> "passed" | "failed" | "error" | "skipped", per side.
     head: dict[str, str] = attrs.field(factory=dict)
     base: dict[str, str] = attrs.field(factory=dict)
     problem: str = ""
 
+    def _cases(self, test: str) -> list[str]:
+        return [case for case in self.head if case == test or case.startswith(test + "[")]
+
     @property
     def fail_on_base(self) -> list[str]:
-        return sorted(test for test, outcome in self.base.items() if outcome in ("failed", "error")
-                      and self.head.get(test) == "passed")
+        """Changed tests with a case that passes at HEAD and fails (or errs) on BASE's guard."""
+        return [test for test in self.tests
+                if any(self.head[case] == "passed" and self.base.get(case) in ("failed", "error") for case in self._cases(test))]
 
     @property
     def pass_on_both(self) -> list[str]:
-        return sorted(test for test, outcome in self.base.items() if outcome == "passed" and self.head.get(test) == "passed")
+        """Changed tests every case of which passes on both sides: they do not tell BASE from HEAD."""
+        return [test for test in self.tests if self._cases(test) and test not in self.fail_on_base
+                and all(self.head[case] == "passed" and self.base.get(case) == "passed" for case in self._cases(test))]
 
 
-def _outcomes(report: Path) -> dict[str, str]:
+def _outcomes(report: Path, root: Path) -> dict[str, str]:
+    """Each test case's outcome from pytest's JUnit XML, keyed ``path::name`` (``path::Class.name``)."""
     if not report.is_file():
         return {}
     out = {}
     for case in ElementTree.parse(report).getroot().iter("testcase"):
-        file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
-        test = f"{case.get('classname', '')}::{case.get('name', '')}"
+        parts = case.get("classname", "").split(".")
+        owner = ""
+        path = "/".join(parts) + ".py"
+        if not (root / path).is_file() and len(parts) > 1:
+            path, owner = "/".join(parts[:-1]) + ".py", parts[-1] + "."
         outcome = "passed"
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
                 outcome = {"failure": "failed"}.get(child.tag, child.tag)
-        out[test if not file else test] = outcome
+        out[f"{path}::{owner}{case.get('name', '')}"] = outcome
     return out
 
 
@@ -126,9 +148,10 @@ def _run_tests(copy: Path, files: Iterable[str], report: Path, timeout: float) -
     return ""
 
 
-def tests_on_both(head: Path, base_tree: Path, files: list[str], work: Path, timeout: float = 1200.0) -> TestSides:
-    """Run ``files`` on a copy of HEAD and on a copy of HEAD whose ``guard/`` is BASE's."""
-    sides = TestSides(files)
+def tests_on_both(head: Path, base_tree: Path, files: list[str], tests: list[str], work: Path,
+                  timeout: float = 1200.0) -> TestSides:
+    """Run ``files`` on a copy of HEAD and on a copy of HEAD whose ``guard/`` is BASE's; judge ``tests``."""
+    sides = TestSides(files, tests)
     if not files:
         return sides
     head_copy = scratch.make(head, work / "tests-head")
@@ -136,6 +159,6 @@ def tests_on_both(head: Path, base_tree: Path, files: list[str], work: Path, tim
     shutil.rmtree(base_copy / "guard")
     shutil.copytree(base_tree / "guard", base_copy / "guard", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     problems = [_run_tests(head_copy, files, work / "head.xml", timeout), _run_tests(base_copy, files, work / "base.xml", timeout)]
-    sides.head, sides.base = _outcomes(work / "head.xml"), _outcomes(work / "base.xml")
+    sides.head, sides.base = _outcomes(work / "head.xml", head_copy), _outcomes(work / "base.xml", base_copy)
     sides.problem = "; ".join(problem for problem in problems if problem)
     return sides

@@ -314,8 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from mutations import review as mutation_review
 
         step = time.monotonic()
-        test_files = mutation_review.changed_tests(ROOT, base)
-        sides = mutation_review.tests_on_both(ROOT, tree, test_files, work / "tests")
+        test_files, changed_test_names = mutation_review.changed_tests(ROOT, base)
+        sides = mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
         timings["changed tests"] = time.monotonic() - step
         print(f"review: {len(test_files)} changed test files; {len(sides.fail_on_base)} tests fail on BASE's guard, "
               f"{len(sides.pass_on_both)} pass on both ({timings['changed tests']:.1f} s)", flush=True)

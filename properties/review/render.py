@@ -107,9 +107,9 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         failures.append(f"{len(survivors)} mutants of the change survive with no justified equivalence")
     non_distinguishing = sides.pass_on_both
     tests_note = ""
-    if comparison.changed and sides.files and not sides.fail_on_base:
+    if comparison.changed and sides.tests and not sides.fail_on_base:
         tests_note = "the behaviour changed, yet no changed test fails on BASE's guard"
-    elif comparison.changed and not sides.files:
+    elif comparison.changed and not sides.tests:
         tests_note = "the behaviour changed, and the change adds or edits no test"
     reference_line = ("reference/: changed, adopted (the pin matches)" if reference_changed and adopted else
                       "reference/: CHANGED WITHOUT ADOPTION" if reference_changed else "reference/: unchanged")
@@ -154,7 +154,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "verdict_reasons": {side: (verdicts.get(side) or {}).get("reasons") for side in ("base", "head")},
         "new_survivors": survivors, "catalogue_entries_run": entries, "mutation_note": mutation_note,
         "mutants_tested": 0 if mutmut is None else len(mutmut.mutants),
-        "changed_tests": sides.files, "tests_failing_on_base": sides.fail_on_base,
+        "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
         "non_distinguishing_tests": non_distinguishing, "tests_note": tests_note, "tests_problem": sides.problem,
         "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
         "traces_requested": traces,

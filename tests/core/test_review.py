@@ -80,15 +80,21 @@ def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subproc
 
 
 def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> None:
-    _change(repo, "refactor", [(
-        "guard/budget.py",
-        '    if isinstance(lane, str) and lane in LANES:\n        return lane\n    return None\n',
-        '    return lane if isinstance(lane, str) and lane in LANES else None\n',
-    )], "lane_of in one expression")
+    # With a new test that holds on both sides: it cannot tell them apart, and the review names it.
+    new_test = "def test_lane_of_keeps_only_lane_names() -> None:\n    from guard.budget import lane_of\n\n" \
+               "    assert lane_of(\"workspace\") == \"workspace\" and lane_of(7) is None\n\n\n"
+    anchor = "def test_a_lane_refusal_is_never_granted_even_at_the_global_fuse() -> None:\n"
+    _change(repo, "refactor", [
+        ("guard/budget.py", '    if isinstance(lane, str) and lane in LANES:\n        return lane\n    return None\n',
+         '    return lane if isinstance(lane, str) and lane in LANES else None\n'),
+        ("tests/budget/test_budget_refusal.py", anchor, new_test + anchor),
+    ], "lane_of in one expression")
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None
     assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.lane_of"]
+    test = "tests/budget/test_budget_refusal.py::test_lane_of_keeps_only_lane_names"
+    assert data["changed_tests"] == [test] and data["non_distinguishing_tests"] == [test]
     assert data["behaviour_changed"] is False
     assert data["distinguishing_traces"] == []
     # About 2,000: the bulk generator rounds each family's share down per slice.
@@ -100,12 +106,22 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> N
 
 def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
     # Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise.
-    _change(repo, "stricter", [("guard/budget.py", "            and kind not in self.corrected_kinds\n",
-                                "            and not self.corrected_kinds\n")], "one remedy per run, not per kind")
+    # The unit test of the old rule is rewritten for the new one, as the change's author would.
+    _change(repo, "stricter", [
+        ("guard/budget.py", "            and kind not in self.corrected_kinds\n", "            and not self.corrected_kinds\n"),
+        ("tests/budget/test_budget_refusal.py",
+         "    assert budget.pending_correction == PROJECT_PATH\n    assert budget.correct_fuse(True) is True\n"
+         "    assert not budget.terminal\n    refuse(budget, PROJECT_PATH)\n"
+         "    assert budget.terminal and budget.pending_correction is None\n",
+         "    assert budget.pending_correction is None\n"),
+    ], "one remedy per run, not per kind")
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None
     assert data["behaviour_changed"] is True
+    test = "tests/budget/test_budget_refusal.py::test_a_second_kind_gets_its_own_single_grant"
+    assert data["changed_tests"] == [test]
+    assert data["tests_failing_on_base"] == [test] and data["non_distinguishing_tests"] == []
     assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.RunProgressBudget._observe_failure"]
     assert "002" in data["changed_functions"][0]["seeds"]
     assert "same-kind-twice" in [entry["id"] for entry in data["changed_functions"][0]["catalogue_entries"]]
