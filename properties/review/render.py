@@ -204,7 +204,7 @@ def markdown(data: dict[str, Any]) -> str:
         lines.append(f"\n`{line}`")
     for path in data["counterexamples"]:
         lines.append(f"\ncounterexample: `{path}`")
-    lines += ["", "Coverage minimums:", ""]
+    lines += ["", "Coverage minimums" + (" (not required of quick verdicts):" if data["quick"] else ":"), ""]
     lines += _table(["subject", "count", "minimum", "BASE", "HEAD"],
                     [[c["subject"], c["name"], c["minimum"], *(f"{c[s]['count']:,}{'' if c[s]['met'] else ' UNMET'}" if s in c else "-"
                                                                for s in ("base", "head"))] for c in data["coverage"]])
@@ -233,7 +233,9 @@ def markdown(data: dict[str, Any]) -> str:
         lines.append(f"- problem: {data['tests_problem']}")
     lines += ["", "Wall time: " + ", ".join(f"{k} {v:.0f} s" for k, v in data["timings"].items())
               + f"; total {data['wall_seconds']:.0f} s",
-              f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}`"]
+              f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}"
+              f"{' --quick' if data['quick'] else ''}"
+              f"{'' if data['traces_requested'] == 8000 else ' --traces ' + str(data['traces_requested'])}`"]
     return "\n".join(lines) + "\n"
 
 
