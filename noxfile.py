@@ -1,4 +1,4 @@
-"""The one entry point. Reviewers: ``nox -s properties`` and ``nox -s mutants``; CI: ``nox -s tests``.
+"""The one entry point. Reviewers: ``nox -s properties``, ``nox -s mutants`` and ``nox -s review -- BASE``; CI: ``nox -s tests``.
 
 Sessions install pinned dependencies from ``pyproject.toml`` into their own
 virtualenvs (uv when available). The project itself is not installed: code is
@@ -96,6 +96,14 @@ def fuzz(session: nox.Session) -> None:
     ``--redis URL`` (a shared database) or ``--database DIR``, ``--dashboard`` (``--port P``); see properties/fuzz.py."""
     _install(session, RUNTIME, TEST, FUZZ)
     session.run("python", "-m", "properties.fuzz", *session.posargs, env=ENV)
+
+
+@nox.session
+def review(session: nox.Session) -> None:
+    """What a change does to the promises: ``nox -s review -- BASE`` (default: the merge base with the upstream,
+    else HEAD~1); writes reports/review.md, review.json and review-mutants.json (properties/review/)."""
+    _install(session, RUNTIME, TEST, MUTANTS)
+    session.run("python", "-m", "properties.review", *session.posargs, env=ENV)
 
 
 @nox.session(name="adopt-reference")

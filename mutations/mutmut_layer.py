@@ -20,7 +20,7 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -560,7 +560,10 @@ def _judge_equivalents(mutants: list[Mutant], listed: list[Equivalent]) -> list[
     return problems
 
 
-def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> MutmutResult:
+def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
+        select: "Callable[[str], bool] | None" = None) -> MutmutResult:
+    """mutmut over guard/; with ``select`` (the review, ``mutations.review``), only the mutants whose names it
+    accepts are tested and reported: mutmut generates every mutant, then is handed just those names."""
     check_mutmut()
     _sync_copies(root)
     reset = _invalidate_for_test_changes(root)
@@ -569,7 +572,17 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
     before = _snapshot(root)
     started = time.monotonic()
     phases: dict[str, float] = {}
-    if not (root / "mutants" / "mutmut-stats.json").is_file():
+    if select is not None:
+        code, output = _generate(root, jobs)
+        phases["generate"] = time.monotonic() - started
+        chosen = sorted(key for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})
+                        if select(key)) if code == 0 else []
+        print(f"  mutations| {len(chosen)} mutants in the changed functions: mutmut tests those", flush=True)
+        if chosen:
+            code, more, named = _run_mutmut(root, jobs, reports / "mutmut-run.log", chosen)
+            output += more
+            phases.update(named)
+    elif not (root / "mutants" / "mutmut-stats.json").is_file():
         # A fresh run: mutmut does everything (generation, stats over every test, a clean run of all of them).
         code, output, phases = _run_mutmut(root, jobs, reports / "mutmut-run.log")
     else:
@@ -600,6 +613,8 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
         meta = _load_meta(root, path)
         durations = meta.get("durations_by_key", {})
         for key, exit_code in meta.get("exit_code_by_key", {}).items():
+            if select is not None and not select(key):
+                continue
             status = status_of(exit_code)
             mutants.append(Mutant(name=key, path=str(path), exit_code=exit_code, status=status,
                                   killer=killers.get(key) if status == KILLED else None))
@@ -607,7 +622,7 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path) -> 
                 tested += 1
     confirm_hangs(root, mutants)
     _diffs(root, mutants, sources)
-    problems = _judge_equivalents(mutants, equivalents)
+    problems = _judge_equivalents(mutants, [e for e in equivalents if select is None or select(e.name)])
     return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
                         mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
                         left_out_tests=_left_out_tests(root), phases=phases)

@@ -21,7 +21,8 @@ _SKIP = {"mutants", ".git", ".nox", "reports", "counterexamples", "__pycache__",
 PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", "--ignore=tests/core/test_mutations_report.py",
                "--ignore=tests/core/test_catalogue_cache.py", "--ignore=tests/core/test_warm.py",
                "--ignore=tests/core/test_left_out.py", "--ignore=tests/core/test_runaways.py",
-               "--ignore=tests/core/test_progress_terminal.py", "--ignore=tests/core/test_figures_browser.py")
+               "--ignore=tests/core/test_progress_terminal.py", "--ignore=tests/core/test_figures_browser.py",
+               "--ignore=tests/core/test_review.py")
 
 
 

@@ -1,0 +1,374 @@
+"""``python -m properties.review [BASE]`` (``nox -s review -- BASE``): the review of a change; see the package.
+
+    python -m properties.review [BASE] [--seed N] [--traces N] [--quick] [--no-mutants] [--jobs N] [--out reports/]
+    python -m properties.review --show FILE      # a saved distinguishing trace, BASE beside HEAD
+
+BASE defaults to the merge base with the branch HEAD tracks (its upstream),
+else ``HEAD~1``. HEAD is the current checkout and must be clean (tracked and
+untracked files; ignored ones such as ``reports/`` do not count): a dirty
+tree is not a commit the review could name or BASE's worktree compare with.
+
+Choices:
+
+* Both verdicts run in parallel, each ``python -m properties --seed S --out
+  DIR`` in its own tree (HEAD's checkout, BASE's worktree) with
+  ``PYTHONPATH`` set to that tree, so each side is judged by its own
+  invariants. ``--quick`` passes ``--quick`` on (coverage minimums then are
+  not required): the tests of the review use it, because a default verdict
+  takes about a minute alone on a quiet machine and each scenario needs two.
+* The behaviour comparison (``properties.review.behaviour``) uses the same
+  seed and the bulk driver's default 8,000 traces (``--traces``).
+* ``--no-mutants`` skips part 4's mutmut and catalogue runs (the changed
+  tests still run on both sides); the review then cannot say whether a new
+  survivor exists and says so.
+
+Exit status: 1 when an invariant breaks at HEAD (or HEAD's verdict fails
+otherwise), a mutant of the change survives with no justified equivalence
+(``mutations/equivalents.toml``), or ``reference/`` changed without adoption;
+0 otherwise, also when the behaviour changed within the promises; 2, with one
+line, for a BASE that does not resolve, a dirty tree, or a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from properties.cli import whole_number
+from properties.paths import ROOT, shared_dir
+from properties.review import behaviour, changes, render
+
+DEFAULT_TRACES = 8000
+
+
+class UsageError(Exception):
+    """A bad BASE, a dirty tree or a bad command line: one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = _Parser(prog="python -m properties.review", description=__doc__.splitlines()[0])
+    parser.add_argument("base", nargs="?", help="any commit-ish (default: merge base with the upstream, else HEAD~1)")
+    parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), help="the seed of both sides (default: random, printed)")
+    parser.add_argument("--traces", type=whole_number(1), default=DEFAULT_TRACES, help="bulk traces compared")
+    parser.add_argument("--quick", action="store_true", help="quick verdicts on both sides (coverage not required)")
+    parser.add_argument("--no-mutants", action="store_true", help="skip mutmut and the catalogue on the change")
+    parser.add_argument("--jobs", type=whole_number(1, 64), default=2, help="mutmut and catalogue workers")
+    parser.add_argument("--out", type=Path, default=ROOT / "reports", help="where review.md and review.json go")
+    parser.add_argument("--show", type=Path, metavar="FILE", help="replay a saved distinguishing trace, BASE beside HEAD")
+    return parser.parse_args(argv)
+
+
+def git(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace")
+
+
+def commit_of(name: str) -> str:
+    done = git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+    if done.returncode != 0 or not done.stdout.strip():
+        raise UsageError(f"BASE {name!r} does not resolve to a commit")
+    return done.stdout.strip()
+
+
+def default_base() -> str:
+    """The merge base with the upstream HEAD tracks; else (or when that is HEAD itself) ``HEAD~1``."""
+    upstream = git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+    if upstream.returncode == 0 and upstream.stdout.strip():
+        merge = git("merge-base", "HEAD", upstream.stdout.strip())
+        if merge.returncode == 0 and merge.stdout.strip() and merge.stdout.strip() != commit_of("HEAD"):
+            return merge.stdout.strip()
+    return "HEAD~1"
+
+
+def check_clean() -> None:
+    if git("rev-parse", "--is-inside-work-tree").returncode != 0:
+        raise UsageError(f"{ROOT} is not a git checkout; the review compares commits")
+    status = git("status", "--porcelain")
+    if status.returncode != 0:
+        raise UsageError(f"git status failed: {status.stderr.strip()}")
+    dirty = status.stdout.splitlines()
+    if dirty:
+        raise UsageError(f"the tree is dirty ({len(dirty)} paths, first {dirty[0][3:]!r}); commit or stash first: "
+                         "the review judges commits")
+
+
+def properties_run(tree: Path, seed: int, out: Path, quick: bool, log: Path) -> subprocess.Popen[bytes]:
+    env = _env(tree)
+    command = [sys.executable, "-m", "properties", "--seed", str(seed), "--out", str(out)] + (["--quick"] if quick else [])
+    return subprocess.Popen(command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+
+
+def _env(tree: Path) -> dict[str, str]:
+    import os
+
+    env = {key: value for key, value in os.environ.items() if key != "MUTANT_UNDER_TEST"}
+    env.update(PYTHONPATH=str(tree), PYTHONHASHSEED="0", GUARD_SHARED=str(shared_dir()))
+    return env
+
+
+def read_report(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int, traces: int) -> tuple[behaviour.Comparison, list[Any]]:
+    """Both sides through the same seeded traces, then the comparison (see ``properties.review.behaviour``)."""
+    arguments = ["--seed", str(seed), "--traces", str(traces)]
+    sides = []
+    for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
+        env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
+        env["GUARD_SHARED"] = str(shared_dir())
+        # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
+        sides.append((name, behaviour.start_side(env, work / f"overlay-{name}", arguments, work / f"{name}.jsonl")))
+    for name, process in sides:
+        _out, err = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"the {name} side of the behaviour comparison failed: "
+                               f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
+    with (work / "base.jsonl").open(encoding="utf-8") as base_lines, (work / "head.jsonl").open(encoding="utf-8") as head_lines:
+        comparison = behaviour.compare(iter(base_lines), iter(head_lines))
+    from properties.budget.bulk import traces_for
+
+    wanted = {difference.trace for difference in comparison.shortest.values()}
+    kept = {}
+    for number, (_family, events) in enumerate(traces_for(seed, traces)):
+        if number in wanted:
+            kept[number] = events
+        if len(kept) == len(wanted):
+            break
+    return comparison, [kept.get(number) for number in range(max(wanted) + 1)] if wanted else []
+
+
+def save_distinguishing(comparison: behaviour.Comparison, events_by_trace: list[Any], base: str, head: str, seed: int,
+                        folder: Path) -> list[dict[str, Any]]:
+    """One trace file per observable: the prefix of the trace that tells BASE and HEAD apart soonest."""
+    from guard.limits import Limits
+    from properties.trace import Trace, save_trace
+
+    saved = []
+    files: dict[tuple[int, int], Path] = {}
+    for name in behaviour.OBSERVABLES:
+        difference = comparison.shortest.get(name)
+        if difference is None:
+            continue
+        events = events_by_trace[difference.trace][: difference.step + 1]
+        key = (difference.trace, difference.step)
+        if key not in files:
+            trace = Trace(name=f"review-trace{difference.trace}-step{difference.step}", events=tuple(events),
+                          limits=Limits(**comparison.head_limits),
+                          origin=f"review base={base} head={head} seed={seed} trace={difference.trace}")
+            files[key] = save_trace(trace, folder / f"review-{base[:8]}-{head[:8]}-s{seed}-t{difference.trace}-{difference.step + 1}steps.json")
+        saved.append({"observable": name, "trace": difference.trace, "steps": difference.step + 1,
+                      "file": str(files[key]), "events": events})
+    return saved
+
+
+def tables(saved: list[dict[str, Any]], head: Path, base_tree: Path, work: Path) -> None:
+    """Replay each saved file on both sides (as ``--show`` does) and put its short step table on it."""
+    for item in saved:
+        base_rows, head_rows = replay_both(Path(item["file"]), head, base_tree, work)
+        item["table"] = behaviour.step_table(item["events"], base_rows, head_rows, [item["observable"]])
+
+
+def replay_both(file: Path, head: Path, base_tree: Path, work: Path) -> tuple[list[Any], list[Any]]:
+    rows = []
+    for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
+        env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
+        output = work / f"show-{name}.jsonl"
+        process = behaviour.start_side(env, work / f"overlay-{name}", ["--trace", str(file.resolve())], output)
+        _out, err = process.communicate()
+        if process.returncode != 0:
+            raise UsageError(f"{file}: cannot replay on {name}: {err.decode(errors='replace').strip().splitlines()[-1:]}")
+        rows.append(behaviour.read_rows(output))
+    return rows[0], rows[1]
+
+
+def show(file: Path) -> int:
+    """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable."""
+    from properties.trace import TraceError, load_trace
+
+    try:
+        trace = load_trace(file)
+    except TraceError as error:
+        raise UsageError(str(error))
+    fields = dict(part.split("=", 1) for part in trace.origin.split() if "=" in part)
+    if "base" not in fields:
+        raise UsageError(f"{file}: not a review trace (its origin names no base)")
+    base = commit_of(fields["base"])
+    with tempfile.TemporaryDirectory(prefix="guard-review-show-") as scratch:
+        work = Path(scratch)
+        tree = add_worktree(base, work / "base")
+        try:
+            base_rows, head_rows = replay_both(file, ROOT, tree, work)
+        finally:
+            remove_worktree(tree)
+    print(f"{file}: {trace.origin}; BASE {base[:12]} beside HEAD ({commit_of('HEAD')[:12]}), * marks a difference")
+    observables = [name for name in behaviour.OBSERVABLES
+                   if any(a.get(name) != b.get(name) for a, b in zip(base_rows, head_rows))] or ["terminal"]
+    print("\n".join(behaviour.step_table(list(trace.events), base_rows, head_rows, observables, keep=len(trace.events))))
+    return 0
+
+
+def add_worktree(base: str, where: Path) -> Path:
+    done = git("worktree", "add", "--detach", str(where), base)
+    if done.returncode != 0:
+        raise UsageError(f"cannot check out BASE {base[:12]} into a worktree: {done.stderr.strip().splitlines()[-1:]}")
+    return where
+
+
+def remove_worktree(where: Path) -> None:
+    git("worktree", "remove", "--force", str(where))
+    shutil.rmtree(where, ignore_errors=True)
+    git("worktree", "prune")
+
+
+def pin_state(head_files: dict[str, str]) -> tuple[bool, bool]:
+    """(reference changed against BASE is decided elsewhere) whether HEAD's pin matches HEAD's reference/."""
+    import hashlib
+
+    from properties.pin import PIN_FILE, pinned
+
+    actual = {path: hashlib.sha256(text.encode("utf-8")).hexdigest() for path, text in head_files.items()
+              if path.startswith("reference/") and path.count("/") == 1}
+    try:
+        expected = pinned(PIN_FILE)
+    except (OSError, ValueError):
+        return False, False
+    return True, expected == actual
+
+
+def _terminated(_signal: int, _frame: Any) -> None:
+    # SIGTERM (a CI job cancelled) unwinds like an exit, so BASE's worktree and the scratch folder are removed.
+    raise SystemExit(143)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        args = parse(sys.argv[1:] if argv is None else argv)
+        if args.show is not None:
+            return show(args.show)
+        check_clean()
+        base = commit_of(args.base if args.base is not None else default_base())
+        head = commit_of("HEAD")
+    except UsageError as error:
+        print(f"python -m properties.review: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  traces {args.traces}"
+          f"{'  quick verdicts' if args.quick else ''}{'  no mutants' if args.no_mutants else ''}", flush=True)
+    started = time.monotonic()
+    timings: dict[str, float] = {}
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="guard-review-"))
+    tree = None
+    try:
+        tree = add_worktree(base, work / "base")
+        # Part 1.
+        base_files, head_files = changes.files_at(ROOT, base), changes.files_at(ROOT, head)
+        changed = changes.changed_units(base_files, head_files)
+        drifted = changes.attach_entries(changed, head_files, base_files)
+        reference_changed = any(c.path.startswith("reference/") for c in changed) or any(
+            base_files.get(p) != head_files.get(p) for p in set(base_files) | set(head_files) if p.startswith("reference/"))
+        _pin_readable, adopted = pin_state(head_files)
+        print(f"review: {len(changed)} changed units; reference/ "
+              + (("changed, " + ("adopted (the pin matches)" if adopted else "NOT adopted")) if reference_changed else "unchanged"),
+              flush=True)
+        # Part 3 runs in the background while parts 2 and 4's tests run.
+        verdict_dirs = {"base": work / "verdict-base", "head": work / "verdict-head"}
+        mark = time.monotonic()
+        running = {
+            "base": properties_run(tree, seed, verdict_dirs["base"], args.quick, work / "properties-base.log"),
+            "head": properties_run(ROOT, seed, verdict_dirs["head"], args.quick, work / "properties-head.log"),
+        }
+        # Part 2.
+        step = time.monotonic()
+        comparison, events_by_trace = compare_behaviour(ROOT, tree, work, seed, args.traces)
+        folder = out / "review-traces"
+        if folder.is_dir():
+            shutil.rmtree(folder)
+        saved = save_distinguishing(comparison, events_by_trace, base, head, seed, folder)
+        tables(saved, ROOT, tree, work)
+        timings["behaviour"] = time.monotonic() - step
+        print(f"review: behaviour {'CHANGED' if comparison.changed else 'unchanged'} on the bulk traces: "
+              f"{comparison.traces_differing:,} of {comparison.traces:,} traces, {comparison.steps_differing:,} of "
+              f"{comparison.steps:,} steps differ ({timings['behaviour']:.1f} s)", flush=True)
+        # Part 4: the change's own tests on both sides.
+        from mutations import review as mutation_review
+
+        step = time.monotonic()
+        test_files, changed_test_names = mutation_review.changed_tests(ROOT, base)
+        sides = mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
+        timings["changed tests"] = time.monotonic() - step
+        print(f"review: {len(test_files)} changed test files; {len(sides.fail_on_base)} tests fail on BASE's guard, "
+              f"{len(sides.pass_on_both)} pass on both ({timings['changed tests']:.1f} s)", flush=True)
+        verdicts = {}
+        for name, process in running.items():
+            process.wait()
+            verdicts[name] = read_report(verdict_dirs[name] / "properties.json")
+        # Both verdicts ran side by side from ``mark``; the behaviour comparison and the changed tests ran beside them.
+        timings["verdicts (BASE and HEAD in parallel)"] = time.monotonic() - mark
+        head_log = (work / "properties-head.log").read_text(encoding="utf-8", errors="replace")
+        print(f"review: verdicts BASE {_ok(verdicts['base'])}  HEAD {_ok(verdicts['head'])}", flush=True)
+        # Part 4: mutation of the change.
+        mutmut_result = catalogue_result = None
+        mutation_note = ""
+        copy = None
+        units = {(c.path, c.name) for c in changed if c.kind != "removed" and c.path.startswith("guard/")}
+        entry_ids = sorted({entry["id"] for c in changed if c.kind != "removed" for entry in c.entries
+                            if entry["applies_at_head"]})
+        if args.no_mutants:
+            mutation_note = "not run (--no-mutants): new survivors unknown"
+        elif units or entry_ids:
+            step = time.monotonic()
+            mutmut_result, catalogue_result, copy = mutation_review.mutate_changed(
+                ROOT, units, entry_ids, work / "mutations", args.jobs, seed)
+            timings["mutation"] = time.monotonic() - step
+        data = render.build(
+            base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
+            reference_changed=reference_changed, adopted=adopted, comparison=comparison, saved=saved, verdicts=verdicts,
+            head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
+            timings=timings, wall=time.monotonic() - started, traces=args.traces,
+        )
+        stryker = None
+        if copy is not None:
+            from mutations import equivalents as listed, report as mutation_report
+
+            stryker = mutation_report.stryker(copy, mutmut_result, catalogue_result, None, listed.load(),
+                                              {"review": {"base": base, "head": head, "seed": seed}})
+        written = render.write(data, out, stryker)
+        print("\n".join(data["summary"]))
+        print("written: " + " ".join(str(path) for path in written))
+        return 1 if data["failures"] else 0
+    except UsageError as error:
+        print(f"python -m properties.review: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if tree is not None:
+            remove_worktree(tree)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _ok(report: dict[str, Any] | None) -> str:
+    return "missing" if report is None else "PASS" if report.get("ok") else "FAIL"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

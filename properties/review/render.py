@@ -1,0 +1,255 @@
+"""Part 5 of the review: ``review.md`` (summary of at most 15 lines, then details), ``review.json`` and the
+change's mutants as Stryker JSON (``review-mutants.json``, the schema ``nox -s mutants`` writes).
+
+Every file written here is read back by ``read``: JSON by ``json``, the
+Markdown is only for people.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "guard-review-report/1"
+SUMMARY_LINES = 15
+#: An invariant whose exercised count fell below this share of BASE's is flagged.
+FALL = 0.5
+NOT_BUILT = ("the exhaustive half of the behaviour comparison (the explorer driving BASE and HEAD side by side) is "
+             "not built yet: 'no behaviour change' means none on the seeded bulk traces, not a proof; the hook path "
+             "and navigation are not compared yet")
+
+
+def _invariants(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for side in ("base", "head"):
+        report = verdicts.get(side) or {}
+        for row in report.get("invariants", []):
+            entry = rows.setdefault(row["id"], {"id": row["id"], "subject": row["subject"], "title": row.get("title", "")})
+            entry[side] = {"status": row["status"], "exercised": row["exercised"], "checked": row["checked"],
+                           "violations": row.get("violations", [])}
+    out = []
+    for entry in rows.values():
+        base, head = entry.get("base"), entry.get("head")
+        flags = []
+        if head is None:
+            flags.append("gone at HEAD")
+        elif head["status"] not in ("held",):
+            flags.append(f"{head['status']} at HEAD")
+        if base is not None and head is not None:
+            if head["exercised"] == 0 and base["exercised"] > 0:
+                flags.append("exercised fell to zero")
+            elif base["exercised"] and head["exercised"] < FALL * base["exercised"]:
+                flags.append("exercised fell by more than half")
+        entry["flags"] = flags
+        out.append(entry)
+    return out
+
+
+def _coverage(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for side in ("base", "head"):
+        for row in (verdicts.get(side) or {}).get("coverage", []):
+            entry = rows.setdefault((row["subject"], row["name"]), {"subject": row["subject"], "name": row["name"],
+                                                                    "minimum": row["minimum"]})
+            entry[side] = {"count": row["count"], "met": row["met"], "required": row["required"]}
+    return list(rows.values())
+
+
+def _explorer(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for side in ("base", "head"):
+        for driver in (verdicts.get(side) or {}).get("drivers", []):
+            for config in driver.get("configurations", []):
+                entry = rows.setdefault(config["name"], {"scope": config["name"], "limits": config.get("limits", "")})
+                entry[side] = {"states": config["states"], "complete": config["complete"]}
+    return list(rows.values())
+
+
+def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], drifted: list[str], reference_changed: bool,
+          adopted: bool, comparison: Any, saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str, sides: Any,
+          mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float, traces: int) -> dict[str, Any]:
+    invariants = _invariants(verdicts)
+    head_report = verdicts.get("head")
+    failures: list[str] = []
+    broken = []
+    if head_report is None:
+        failures.append("HEAD's verdict wrote no report")
+    else:
+        for row in invariants:
+            if "head" in row and row["head"]["status"] != "held":
+                broken.append({"id": row["id"], "status": row["head"]["status"], "violations": row["head"]["violations"]})
+        if not head_report.get("ok"):
+            failures.append("HEAD's verdict fails: " + "; ".join(head_report.get("reasons", [])))
+    counterexamples = [] if head_report is None else list(head_report.get("counterexamples", []))
+    violated_lines = [line for line in head_log.splitlines() if line.startswith(("VIOLATED ", "CRASHED "))]
+    if reference_changed and not adopted:
+        failures.insert(0, "reference/ changed without adoption (tests/reference_pin.json does not match; "
+                           "nox -s adopt-reference)")
+    survivors = []
+    if mutmut is not None:
+        for mutant in mutmut.mutants:
+            if mutant.status not in ("killed", "caught by type check", "timeout (confirmed)", "equivalent"):
+                survivors.append({"name": mutant.name, "status": mutant.status, "path": mutant.path, "line": mutant.line,
+                                  "diff": mutant.diff, "one_line": mutant.one_line})
+        if not mutmut.run_ok:
+            failures.append(f"mutmut on the change failed: {mutmut.run_message}")
+        failures.extend(mutmut.equivalent_problems)
+    entries = []
+    if catalogue is not None:
+        for result in catalogue.entries:
+            entries.append({"id": result.entry.id, "status": result.status, "killer": result.killer, "detail": result.detail,
+                            "breaks": list(result.entry.breaks)})
+            if result.status != "killed":
+                survivors.append({"name": f"catalogue:{result.entry.id}", "status": result.status, "path": result.entry.file,
+                                  "line": result.line, "diff": result.entry.one_line_diff(), "one_line": result.entry.rule})
+    if survivors:
+        failures.append(f"{len(survivors)} mutants of the change survive with no justified equivalence")
+    non_distinguishing = sides.pass_on_both
+    tests_note = ""
+    if comparison.changed and sides.tests and not sides.fail_on_base:
+        tests_note = "the behaviour changed, yet no changed test fails on BASE's guard"
+    elif comparison.changed and not sides.tests:
+        tests_note = "the behaviour changed, and the change adds or edits no test"
+    reference_line = ("reference/: changed, adopted (the pin matches)" if reference_changed and adopted else
+                      "reference/: CHANGED WITHOUT ADOPTION" if reference_changed else "reference/: unchanged")
+    names = [c.qualified + ("" if c.kind == "edited" else f" ({c.kind})") for c in changed]
+    verdict = "FAIL" if failures else "PASS"
+    summary = [
+        f"# Review: {verdict}  ({base[:12]} -> {head[:12]}, seed {seed}{', quick verdicts' if quick else ''})",
+        "",
+        f"- {reference_line}",
+        f"- changed rules ({len(changed)}): " + (", ".join(names[:8]) + (f", and {len(names) - 8} more" if len(names) > 8 else "")
+                                                  if names else "none"),
+        f"- behaviour: " + (f"CHANGED on {comparison.traces_differing:,} of {comparison.traces:,} bulk traces "
+                            f"({comparison.steps_differing:,} steps); shortest distinguishing trace "
+                            f"{_shortest(saved)['steps']} steps: `{_shortest(saved)['file']}`" if comparison.changed else
+                            f"no change on {comparison.traces:,} bulk traces ({comparison.steps:,} steps; not a proof: "
+                            "the exhaustive comparison is not built yet)"),
+        "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
+        "- new survivors: " + (mutation_note if mutation_note else
+                               (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
+                                if survivors else "none")),
+        "- changed tests that do not tell BASE from HEAD: " + (", ".join(non_distinguishing[:4]) +
+                                                              (" ..." if len(non_distinguishing) > 4 else "") or "none")
+        + (f"; {tests_note}" if tests_note else ""),
+    ]
+    if failures:
+        summary.append("- fails because: " + "; ".join(failures)[:400])
+    summary = summary[:SUMMARY_LINES]
+    return {
+        "schema": SCHEMA, "verdict": verdict, "base": base, "head": head, "seed": seed, "quick": quick,
+        "failures": failures, "summary": summary,
+        "changed_functions": [c.to_json() for c in changed], "catalogue_drifted": drifted,
+        "reference_changed": reference_changed, "reference_adopted": adopted,
+        "behaviour_changed": comparison.changed,
+        "behaviour": {"traces": comparison.traces, "steps": comparison.steps, "traces_differing": comparison.traces_differing,
+                      "steps_differing": comparison.steps_differing, "by_observable": comparison.by_observable,
+                      "base_limits": comparison.base_limits, "head_limits": comparison.head_limits,
+                      "compared": "budget (bulk traces)", "not_built": NOT_BUILT},
+        "distinguishing_traces": [{key: value for key, value in item.items() if key != "events"} for item in saved],
+        "invariants": invariants, "broken_invariants": broken, "counterexamples": counterexamples,
+        "violated_lines": violated_lines,
+        "coverage": _coverage(verdicts), "explorer": _explorer(verdicts),
+        "verdict_reasons": {side: (verdicts.get(side) or {}).get("reasons") for side in ("base", "head")},
+        "new_survivors": survivors, "catalogue_entries_run": entries, "mutation_note": mutation_note,
+        "mutants_tested": 0 if mutmut is None else len(mutmut.mutants),
+        "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
+        "non_distinguishing_tests": non_distinguishing, "tests_note": tests_note, "tests_problem": sides.problem,
+        "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
+        "traces_requested": traces,
+    }
+
+
+def _shortest(saved: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(saved, key=lambda item: item["steps"])
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "/").replace("\n", " ") for cell in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(data: dict[str, Any]) -> str:
+    lines = list(data["summary"]) + ["", "## The change, by rule", ""]
+    rows = [[c["qualified"], c["kind"], ", ".join(c["seeds"]) or "-",
+             "; ".join(f"{e['id']} (breaks {', '.join(e['breaks']) or 'tests only'}"
+                       f"{'' if e['applies_at_head'] else '; its text is gone at HEAD'})" for e in c["catalogue_entries"]) or "-"]
+            for c in data["changed_functions"]]
+    lines += _table(["unit", "change", "seeds (rule comments)", "catalogue entries in it"], rows) if rows else ["No unit of guard/ or reference/ changed."]
+    if data["catalogue_drifted"]:
+        lines += ["", "Catalogue entries whose text no longer applies at HEAD: " + ", ".join(data["catalogue_drifted"])]
+    b = data["behaviour"]
+    lines += ["", "## How the behaviour changed (budget, seeded bulk traces)", "",
+              f"{b['traces']:,} traces, {b['steps']:,} steps; {b['traces_differing']:,} traces and {b['steps_differing']:,} "
+              f"steps differ. Not built yet: {b['not_built']}.", ""]
+    lines += _table(["observable", "traces differing", "steps differing"],
+                    [[name, f"{v['traces']:,}", f"{v['steps']:,}"] for name, v in b["by_observable"].items()])
+    if b["base_limits"] != b["head_limits"]:
+        lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
+    for item in data["distinguishing_traces"]:
+        lines += ["", f"### {item['observable']}: trace {item['trace']}, {item['steps']} steps, `{item['file']}`", "",
+                  f"Replay: `nox -s review -- --show {item['file']}` (BASE beside HEAD); `nox -s replay -- {item['file']}` "
+                  "(the reference beside HEAD, every invariant judged).", ""]
+        lines += item.get("table", [])
+    lines += ["", "## The verdict on both sides", ""]
+    rows = [[r["id"], r["subject"], *(f"{r[s]['status']} / {r[s]['exercised']:,}" if s in r else "-" for s in ("base", "head")),
+             ", ".join(r["flags"]) or ""] for r in data["invariants"]]
+    lines += _table(["invariant", "subject", "BASE status / exercised", "HEAD status / exercised", "flag"], rows)
+    for broken in data["broken_invariants"]:
+        for text in broken["violations"]:
+            lines.append(f"\nVIOLATED {broken['id']} at HEAD: {text}")
+    for line in data["violated_lines"]:
+        lines.append(f"\n`{line}`")
+    for path in data["counterexamples"]:
+        lines.append(f"\ncounterexample: `{path}`")
+    lines += ["", "Coverage minimums" + (" (not required of quick verdicts):" if data["quick"] else ":"), ""]
+    lines += _table(["subject", "count", "minimum", "BASE", "HEAD"],
+                    [[c["subject"], c["name"], c["minimum"], *(f"{c[s]['count']:,}{'' if c[s]['met'] else ' UNMET'}" if s in c else "-"
+                                                               for s in ("base", "head"))] for c in data["coverage"]])
+    if data["explorer"]:
+        lines += ["", "Explorer states per scope:", ""]
+        lines += _table(["scope", "limits", "BASE states", "HEAD states"],
+                        [[e["scope"], e["limits"], *(f"{e[s]['states']:,}{'' if e[s]['complete'] else ' (bounded)'}" if s in e else "-"
+                                                     for s in ("base", "head"))] for e in data["explorer"]])
+    lines += ["", "## Mutation of the change", ""]
+    if data["mutation_note"]:
+        lines.append(data["mutation_note"])
+    else:
+        lines.append(f"{data['mutants_tested']} mutmut mutants in the changed functions; catalogue entries run: "
+                     + (", ".join(f"{e['id']} {e['status']}" + (f" by {e['killer']}" if e["killer"] else "")
+                                  for e in data["catalogue_entries_run"]) or "none"))
+    for survivor in data["new_survivors"]:
+        lines += ["", f"Survivor `{survivor['name']}` ({survivor['status']}, {survivor['path']}:{survivor['line']}):", "",
+                  "```diff", survivor["diff"].rstrip(), "```"]
+    lines += ["", "Tests the change added or edited: " + (", ".join(data["changed_tests"]) or "none")]
+    if data["changed_tests"]:
+        lines += [f"- fail on BASE's guard: {', '.join(data['tests_failing_on_base']) or 'none'}",
+                  f"- pass on both sides (do not tell BASE from HEAD): {', '.join(data['non_distinguishing_tests']) or 'none'}"]
+    if data["tests_note"]:
+        lines.append(f"- {data['tests_note']}")
+    if data["tests_problem"]:
+        lines.append(f"- problem: {data['tests_problem']}")
+    lines += ["", "Wall time: " + ", ".join(f"{k} {v:.0f} s" for k, v in data["timings"].items())
+              + f"; total {data['wall_seconds']:.0f} s",
+              f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}"
+              f"{' --quick' if data['quick'] else ''}"
+              f"{'' if data['traces_requested'] == 8000 else ' --traces ' + str(data['traces_requested'])}`"]
+    return "\n".join(lines) + "\n"
+
+
+def write(data: dict[str, Any], out: Path, stryker: dict[str, Any] | None) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "review.md", out / "review.json"]
+    written[0].write_text(markdown(data), encoding="utf-8")
+    written[1].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if stryker is not None:
+        path = out / "review-mutants.json"
+        path.write_text(json.dumps(stryker, indent=2) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def read(out: Path) -> dict[str, Any]:
+    return json.loads((out / "review.json").read_text(encoding="utf-8"))

@@ -1,0 +1,198 @@
+"""``python -m properties.review`` on real git histories (issue 20).
+
+One temporary repository is built from a copy of this project
+(``mutations.scratch.make``) and committed as the base; each scenario is a
+branch with one commit on it, reviewed against its parent in a fresh
+interpreter whose project root is that repository, as a reviewer would run
+it. The verdicts run with ``--quick`` and the behaviour comparison on 2,000
+traces, so that a scenario costs two quick verdicts rather than two full ones
+(the review's own default is the full verdict and 8,000 traces); only the
+new-branch scenario runs mutmut, because only it is about survivors.
+
+These tests run the review's own machinery on copies, never the mutant:
+they are left out under mutation (``pyproject.toml``'s ``[tool.mutmut]``
+``--ignore``, equal to ``mutations.scratch.PYTEST_ARGS``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from mutations import catalogue, scratch
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRIES = {entry.id: entry for entry in catalogue.entries()}
+SEED = "11"
+QUICK = ("--quick", "--traces", "2000", "--seed", SEED)
+
+pytestmark = pytest.mark.slow
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=review-test", "-c", "user.email=review@test", *args], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    copy = scratch.make(ROOT, tmp_path_factory.mktemp("review"))
+    (copy / ".gitignore").write_text("__pycache__/\n*.pyc\n/reports/\n/counterexamples/\nmutants/\n.hypothesis/\n",
+                                     encoding="utf-8")
+    _git(copy, "init", "-q", "-b", "main")
+    _git(copy, "add", "-A")
+    _git(copy, "commit", "-q", "-m", "base")
+    yield copy
+
+
+def _change(repo: Path, branch: str, edits: list[tuple[str, str, str]], message: str) -> None:
+    """A branch off main with one commit making ``edits`` (file, exact old text, new text)."""
+    _git(repo, "checkout", "-q", "-B", branch, "main")
+    for file, find, replace in edits:
+        path = repo / file
+        text = path.read_text(encoding="utf-8")
+        assert text.count(find) == 1, (file, find)
+        path.write_text(text.replace(find, replace), encoding="utf-8")
+    _git(repo, "commit", "-q", "-am", message)
+
+
+def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subprocess.CompletedProcess, dict | None]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    env.pop("MUTANT_UNDER_TEST", None)
+    env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
+    done = subprocess.run([sys.executable, "-m", "properties.review", *arguments], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert "Traceback" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-4000:]
+    report = repo / "reports" / "review.json"
+    data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() and done.returncode != 2 else None
+    if report.is_file():
+        report.unlink()
+    return done, data
+
+
+def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> None:
+    # With a new test that holds on both sides: it cannot tell them apart, and the review names it.
+    new_test = "def test_lane_of_keeps_only_lane_names() -> None:\n    from guard.budget import lane_of\n\n" \
+               "    assert lane_of(\"workspace\") == \"workspace\" and lane_of(7) is None\n\n\n"
+    anchor = "def test_a_lane_refusal_is_never_granted_even_at_the_global_fuse() -> None:\n"
+    _change(repo, "refactor", [
+        ("guard/budget.py", '    if isinstance(lane, str) and lane in LANES:\n        return lane\n    return None\n',
+         '    return lane if isinstance(lane, str) and lane in LANES else None\n'),
+        ("tests/budget/test_budget_refusal.py", anchor, new_test + anchor),
+    ], "lane_of in one expression")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.lane_of"]
+    test = "tests/budget/test_budget_refusal.py::test_lane_of_keeps_only_lane_names"
+    assert data["changed_tests"] == [test] and data["non_distinguishing_tests"] == [test]
+    assert data["behaviour_changed"] is False
+    assert data["distinguishing_traces"] == []
+    # About 2,000: the bulk generator rounds each family's share down per slice.
+    assert data["behaviour"]["traces"] >= 1900 and data["behaviour"]["steps"] > 0
+    markdown = (repo / "reports" / "review.md").read_text(encoding="utf-8")
+    assert "no change on" in markdown and "not a proof" in markdown
+    assert f"seed {SEED}" in done.stdout
+
+
+def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
+    # Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise.
+    # The unit test of the old rule is rewritten for the new one, as the change's author would.
+    _change(repo, "stricter", [
+        ("guard/budget.py", "            and kind not in self.corrected_kinds\n", "            and not self.corrected_kinds\n"),
+        ("tests/budget/test_budget_refusal.py",
+         "    assert budget.pending_correction == PROJECT_PATH\n    assert budget.correct_fuse(True) is True\n"
+         "    assert not budget.terminal\n    refuse(budget, PROJECT_PATH)\n"
+         "    assert budget.terminal and budget.pending_correction is None\n",
+         "    assert budget.pending_correction is None\n"),
+    ], "one remedy per run, not per kind")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    assert data["behaviour_changed"] is True
+    test = "tests/budget/test_budget_refusal.py::test_a_second_kind_gets_its_own_single_grant"
+    assert data["changed_tests"] == [test]
+    assert data["tests_failing_on_base"] == [test] and data["non_distinguishing_tests"] == []
+    assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.RunProgressBudget._observe_failure"]
+    assert "002" in data["changed_functions"][0]["seeds"]
+    assert "same-kind-twice" in [entry["id"] for entry in data["changed_functions"][0]["catalogue_entries"]]
+    traces = data["distinguishing_traces"]
+    assert traces
+    shortest = min(traces, key=lambda item: item["steps"])
+    file = Path(shortest["file"])
+    assert file.is_file()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
+    shown = subprocess.run([sys.executable, "-m", "properties.review", "--show", str(file)], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert shown.returncode == 0, shown.stderr
+    # The last step of the saved prefix is where the two sides part, and the table marks it.
+    assert re.search(rf"^\| {shortest['steps'] - 1} \* \|", shown.stdout, re.M), shown.stdout
+    replayed = subprocess.run([sys.executable, "-m", "properties.replay", str(file)], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=600)
+    assert replayed.returncode == 0, replayed.stdout[-3000:]
+
+
+def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:
+    # The catalogue's own plant: the grant no longer checks the kinds already corrected (seed 002, B8).
+    entry = ENTRIES["same-kind-twice"]
+    assert entry.breaks == ("B8",)
+    _change(repo, "bug", [(entry.file, edit.find, edit.replace) for edit in entry.edits], "the remedy may run again")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 1, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    assert [b["id"] for b in data["broken_invariants"]] == ["B8"]
+    assert any(line.startswith("VIOLATED B8") for line in data["violated_lines"])
+    assert data["counterexamples"]
+    assert "B8" in (repo / "reports" / "review.md").read_text(encoding="utf-8").splitlines()[5]
+
+
+def test_an_unadopted_reference_edit_fails_and_comes_first(repo: Path) -> None:
+    _change(repo, "reference", [("reference/budget.py", "from __future__ import annotations\n",
+                                 "from __future__ import annotations\n\n# an edit nobody adopted\n")],
+            "edit the oracle")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 1, done.stdout[-4000:]
+    assert data is not None
+    assert data["reference_changed"] is True and data["reference_adopted"] is False
+    assert data["failures"][0].startswith("reference/ changed without adoption")
+    summary = (repo / "reports" / "review.md").read_text(encoding="utf-8").splitlines()
+    assert summary[2] == "- reference/: CHANGED WITHOUT ADOPTION"
+
+
+def test_a_bad_base_and_a_dirty_tree_are_one_line_and_exit_2(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "main")
+    done, _data = _review(repo, "no-such-commit")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "does not resolve" in done.stderr
+    (repo / "guard" / "budget.py").write_text((repo / "guard" / "budget.py").read_text() + "\n", encoding="utf-8")
+    try:
+        done, _data = _review(repo, "HEAD")
+        assert done.returncode == 2
+        assert done.stderr.strip().count("\n") == 0 and "dirty" in done.stderr
+    finally:
+        _git(repo, "checkout", "-q", "--", "guard/budget.py")
+
+
+def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
+    _change(repo, "untested", [(
+        "guard/budget.py",
+        '    if isinstance(value, str) and value:\n        return value\n',
+        '    if value == "any-kind":\n        return "anything"\n    if isinstance(value, str) and value:\n        return value\n',
+    )], "a refusal kind nobody sends")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
+    assert done.returncode == 1, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    names = [survivor["name"] for survivor in data["new_survivors"]]
+    assert names and all("refusal_kind" in name for name in names), names
+    assert all(survivor["diff"] for survivor in data["new_survivors"])
+    assert (repo / "reports" / "review-mutants.json").is_file()
