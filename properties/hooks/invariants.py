@@ -390,19 +390,14 @@ def records_kept(guard: ToolLoopGuard) -> int:
 
     Read generically, field by field, so that a container a change adds is bounded too."""
     total = 0
+    # No cache of the field names: a branch taken only on the first sequence would make a fuzzer's replay of it
+    # run other code than the first run did (HypoFuzz then calls the example unstable).
     for owner in (guard, guard.budget):
-        names = FIELD_NAMES.get(type(owner))
-        if names is None:
-            names = FIELD_NAMES[type(owner)] = tuple(field.name for field in attrs.fields(type(owner)))
-        for name in names:
-            value = getattr(owner, name)
+        for field in attrs.fields(type(owner)):
+            value = getattr(owner, field.name)
             if isinstance(value, (dict, list, set, tuple, frozenset)):
                 total += len(value)
     return total
-
-
-#: The attrs field names of each guard type met, read once.
-FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def records_bound(hook_calls: int) -> int:
