@@ -656,8 +656,8 @@ def rerun_alone(root: Path, mutant: str, test: str) -> tuple[str, str]:
     what failed)."""
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="guard-confirm-") as scratch:
-        killers = Path(scratch) / "killers.tsv"
+    with tempfile.TemporaryDirectory(prefix="guard-confirm-") as folder:
+        killers = Path(folder) / "killers.tsv"
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
         env.update(MUTANT_UNDER_TEST=mutant, MUTATIONS_KILLERS_FILE=str(killers), PYTHONHASHSEED="0",
