@@ -22,7 +22,8 @@ from guard import navigation
 from guard.navigation_limits import NavigationLimits
 from guard.navigation_ports import Message
 from properties.navigation.scenario import (
-    FakeCancel, FakeClock, FakeCompletion, FakePolicy, FakeSpawner, FakeTeardown, Record, Scenario, Timed,
+    Allowance, FakeCancel, FakeClock, FakeCompletion, FakePolicy, FakeSpawner, FakeTeardown, Meter, Record, Scenario,
+    Timed,
 )
 
 LIMITS = NavigationLimits(slice_ms=5_000)
@@ -54,7 +55,8 @@ class Played:
 
 
 def play(scenario: Scenario, start: int = 0) -> Played:
-    clock = FakeClock(start)
+    # The same counted allowance as the drivers' fakes: a controller that never ends fails here by count (issue 25).
+    clock = FakeClock(start, Meter(Allowance.of(scenario, LIMITS)))
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
     teardown = ArgumentTeardown(FakeTeardown(scenario, clock, record))
