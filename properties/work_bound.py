@@ -94,10 +94,6 @@ def arm(limit: int, what: str) -> None:
     _armed = (limit, what)
 
 
-def disarm() -> None:
-    arm(UNARMED, "")
-
-
 def push(limit: int, what: str) -> "tuple[int, tuple[int, str]]":
     """Arm ``limit`` for one step and return the bound armed before it, for ``pop`` (cheaper than ``armed``:
     a monitor does this once per step)."""

@@ -120,9 +120,10 @@ class Allowance:
 
     @classmethod
     def of(cls, scenario: Scenario, limits: "NavigationLimits | None" = None) -> "Allowance":
-        # The spec's work deadline (navigation.md), restated as the monitor restates it: never read from guard/.
-        timeout = min(max(scenario.timeout_ms, 1), 600_000)
-        work = max(0, min(scenario.delegation_timeout_ms, max(0, timeout - 30_000)))
+        # The spec's work deadline, as the monitor computes it (imported here: the monitor's module imports this one).
+        from properties.navigation.invariants import spec_deadlines
+
+        work = max(0, spec_deadlines(scenario)[0])
         slice_ms = (limits or NavigationLimits()).slice_ms
         polls = 2 * (math.ceil(work / slice_ms) + 1) + 8
         return cls(polls, 8 * polls + 64, polls * (len(scenario.messages) + 2) * 2 + 1_000, work, slice_ms)
