@@ -37,6 +37,8 @@ from typing import Any, Iterator, TextIO
 
 #: The shortest gap between two reports of one label from one process (the display refreshes twice a second).
 MIN_INTERVAL = 0.25
+#: On a terminal: how often the live display redraws.
+REDRAW = 0.5
 #: Off a terminal: the shortest gap between two printed lines of one driver.
 PLAIN_EVERY = 10.0
 #: A report longer than this is cut: a pipe keeps writes up to PIPE_BUF (4096 bytes on Linux) whole.
@@ -48,6 +50,8 @@ _channel: "int | None" = None
 _current = ""
 #: Per label, when this process last sent a report (the throttle).
 _sent: dict[str, float] = {}
+#: The throttle in force: MIN_INTERVAL, or shorter under a display that redraws more often (inherited by forks).
+_min_interval = MIN_INTERVAL
 
 
 def active() -> bool:
@@ -88,7 +92,7 @@ def update(label: "str | None" = None, *, done: "int | None" = None, total: "int
     if not name:  # outside any task (a driver's code called by the bench, say): nothing to show it under
         return
     now = time.monotonic()
-    if not force and now - _sent.get(name, -MIN_INTERVAL) < MIN_INTERVAL:
+    if not force and now - _sent.get(name, -_min_interval) < _min_interval:
         return
     _sent[name] = now
     _send({"label": name, "done": done, "total": total, "unit": unit, "eta": eta, "fields": fields, "at": time.time()})
@@ -184,7 +188,11 @@ class Display:
 
     ``tasks``: how many drivers the run has (the first line counts the
     finished ones), or None. ``live``: draw with rich (a terminal) or print
-    plain lines; None decides by ``stream.isatty()``.
+    plain lines; None decides by ``stream.isatty()``. ``every``: off a
+    terminal, the shortest gap between two printed lines of one driver; below
+    REDRAW it also shortens the terminal's redraw period and the senders'
+    throttle (a test's knob: a driver that lives one second still gets several
+    redraws on the fastest machine).
     """
 
     def __init__(self, stream: "TextIO | None" = None, tasks: "int | None" = None, live: "bool | None" = None,
@@ -193,6 +201,7 @@ class Display:
         self.tasks = tasks
         self.live = self._is_terminal(self.stream) if live is None else live
         self.every = every
+        self.redraw = min(REDRAW, every)
         self.title = title
         self.lines: dict[str, Line] = {}
         self.finished = 0
@@ -215,9 +224,10 @@ class Display:
     # -- lifetime --
 
     def start(self) -> "Display":
-        global _channel
+        global _channel, _min_interval
         if _channel is not None:  # already shown by an outer display (a run inside a run): report there
             return self
+        _min_interval = min(MIN_INTERVAL, self.redraw / 2)
         self.reader, writer = os.pipe()
         os.set_blocking(writer, False)
         _channel = writer
@@ -228,10 +238,11 @@ class Display:
         return self
 
     def stop(self) -> None:
-        global _channel
+        global _channel, _min_interval
         if self.thread is None:
             return
         writer, _channel = _channel, None
+        _min_interval = MIN_INTERVAL
         self.halt.set()
         self.thread.join()
         self.thread = None
@@ -265,8 +276,8 @@ class Display:
     def _loop(self) -> None:
         shown = 0.0
         while not self.halt.is_set():
-            self._drain(0.5)
-            if time.monotonic() - shown >= 0.5:  # redraw twice a second however often reports come
+            self._drain(self.redraw)
+            if time.monotonic() - shown >= self.redraw:  # redraw on the period however often reports come
                 shown = time.monotonic()
                 self._show()
 
