@@ -64,9 +64,10 @@ def properties(session: nox.Session) -> None:
 
 @nox.session
 def replay(session: nox.Session) -> None:
-    """Reference and production side by side, call by call, for the recorded sessions or ``-- FILE``."""
+    """Reference and production side by side, call by call, for the recorded sessions or ``-- FILE``; a file the
+    review saved is then also shown BASE beside HEAD (properties/review/replay.py)."""
     _install(session, RUNTIME)
-    session.run("python", "-m", "properties.replay", *session.posargs, env=ENV)
+    session.run("python", "-m", "properties.review.replay", *session.posargs, env=ENV)
 
 
 @nox.session(name="pin-regression")

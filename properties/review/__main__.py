@@ -1,7 +1,8 @@
 """``python -m properties.review [BASE]`` (``nox -s review -- BASE``): the review of a change; see the package.
 
-    python -m properties.review [BASE] [--seed N] [--traces N] [--quick] [--no-mutants] [--jobs N] [--out reports/]
-    python -m properties.review --show FILE      # a saved distinguishing trace, BASE beside HEAD
+    python -m properties.review [BASE] [--seed N] [--traces N] [--sequences N] [--scenarios N] [--quick]
+                                [--no-mutants] [--jobs N] [--out reports/]
+    python -m properties.review --show FILE      # a saved distinguishing item, BASE beside HEAD
 
 BASE defaults to the merge base with the branch HEAD tracks (its upstream),
 else ``HEAD~1``. HEAD is the current checkout and must be clean (tracked and
@@ -17,7 +18,9 @@ Choices:
   not required): the tests of the review use it, because a default verdict
   takes about a minute alone on a quiet machine and each scenario needs two.
 * The behaviour comparison (``properties.review.behaviour``) uses the same
-  seed and the bulk driver's default 8,000 traces (``--traces``).
+  seed and each subject's bulk work as the default verdict draws it: the
+  budget's 8,000 traces (``--traces``), the hook path's 10,000 sequences
+  (``--sequences``) and navigation's 4,000 scenarios (``--scenarios``).
 * ``--no-mutants`` skips part 4's mutmut and catalogue runs (the changed
   tests still run on both sides); the review then cannot say whether a new
   survivor exists and says so.
@@ -47,6 +50,8 @@ from properties.paths import ROOT, shared_dir
 from properties.review import behaviour, changes, render
 
 DEFAULT_TRACES = 8000
+DEFAULT_SEQUENCES = 10_000
+DEFAULT_SCENARIOS = 4_000
 
 
 class UsageError(Exception):
@@ -62,12 +67,16 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = _Parser(prog="python -m properties.review", description=__doc__.splitlines()[0])
     parser.add_argument("base", nargs="?", help="any commit-ish (default: merge base with the upstream, else HEAD~1)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), help="the seed of both sides (default: random, printed)")
-    parser.add_argument("--traces", type=whole_number(1), default=DEFAULT_TRACES, help="bulk traces compared")
+    parser.add_argument("--traces", type=whole_number(1), default=DEFAULT_TRACES, help="budget bulk traces compared")
+    parser.add_argument("--sequences", type=whole_number(0), default=DEFAULT_SEQUENCES,
+                        help="hook bulk sequences compared (0: the hook path is not compared)")
+    parser.add_argument("--scenarios", type=whole_number(0), default=DEFAULT_SCENARIOS,
+                        help="navigation bulk scenarios compared (0: navigation is not compared)")
     parser.add_argument("--quick", action="store_true", help="quick verdicts on both sides (coverage not required)")
     parser.add_argument("--no-mutants", action="store_true", help="skip mutmut and the catalogue on the change")
     parser.add_argument("--jobs", type=whole_number(1, 64), default=2, help="mutmut and catalogue workers")
     parser.add_argument("--out", type=Path, default=ROOT / "reports", help="where review.md and review.json go")
-    parser.add_argument("--show", type=Path, metavar="FILE", help="replay a saved distinguishing trace, BASE beside HEAD")
+    parser.add_argument("--show", type=Path, metavar="FILE", help="replay a saved distinguishing item, BASE beside HEAD")
     return parser.parse_args(argv)
 
 
@@ -125,71 +134,84 @@ def read_report(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int, traces: int) -> tuple[behaviour.Comparison, list[Any]]:
-    """Both sides through the same seeded traces, then the comparison (see ``properties.review.behaviour``)."""
-    arguments = ["--seed", str(seed), "--traces", str(traces)]
-    sides = []
-    for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
-        env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
-        env["GUARD_SHARED"] = str(shared_dir())
-        # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
-        sides.append((name, behaviour.start_side(env, work / f"overlay-{name}", arguments, work / f"{name}.jsonl")))
-    for name, process in sides:
-        _out, err = process.communicate()
-        if process.returncode != 0:
-            raise RuntimeError(f"the {name} side of the behaviour comparison failed: "
-                               f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
-    with (work / "base.jsonl").open(encoding="utf-8") as base_lines, (work / "head.jsonl").open(encoding="utf-8") as head_lines:
-        comparison = behaviour.compare(iter(base_lines), iter(head_lines))
-    from properties.budget.bulk import traces_for
+def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int,
+                      counts: dict[str, int]) -> tuple[dict[str, behaviour.Comparison], dict[str, list[Any]]]:
+    """Every subject's seeded bulk work on both sides, then the comparisons (see ``properties.review.behaviour``).
 
-    wanted = {difference.trace for difference in comparison.shortest.values()}
-    kept = {}
-    for number, (_family, events) in enumerate(traces_for(seed, traces)):
-        if number in wanted:
-            kept[number] = events
-        if len(kept) == len(wanted):
-            break
-    return comparison, [kept.get(number) for number in range(max(wanted) + 1)] if wanted else []
+    Per subject, BASE's and HEAD's sides run at once (one core each), then the next subject; the returned items
+    are, per subject, the bulk items that hold a shortest difference (None elsewhere)."""
+    comparisons: dict[str, behaviour.Comparison] = {}
+    kept_items: dict[str, list[Any]] = {}
+    for subject, count in counts.items():
+        arguments = ["--subject", subject, "--seed", str(seed), "--count", str(count)]
+        sides = []
+        for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
+            env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
+            env["GUARD_SHARED"] = str(shared_dir())
+            # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
+            sides.append((name, behaviour.start_side(env, work / f"overlay-{name}", arguments,
+                                                     work / f"{subject}-{name}.jsonl")))
+        for name, process in sides:
+            _out, err = process.communicate()
+            if process.returncode != 0:
+                raise RuntimeError(f"the {name} side of the {subject} behaviour comparison failed: "
+                                   f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
+        with (work / f"{subject}-base.jsonl").open(encoding="utf-8") as base_lines, \
+                (work / f"{subject}-head.jsonl").open(encoding="utf-8") as head_lines:
+            comparison = behaviour.compare(iter(base_lines), iter(head_lines), subject)
+        comparisons[subject] = comparison
+        wanted = {difference.trace for difference in comparison.shortest.values()}
+        found: dict[int, Any] = {}
+        if wanted:
+            for number, item in enumerate(behaviour.side(subject).bulk(seed, count)):
+                if number in wanted:
+                    found[number] = item
+                if len(found) == len(wanted):
+                    break
+        kept_items[subject] = [found.get(number) for number in range(max(wanted) + 1)] if wanted else []
+    return comparisons, kept_items
 
 
-def save_distinguishing(comparison: behaviour.Comparison, events_by_trace: list[Any], base: str, head: str, seed: int,
-                        folder: Path) -> list[dict[str, Any]]:
-    """One trace file per observable: the prefix of the trace that tells BASE and HEAD apart soonest."""
-    from guard.limits import Limits
-    from properties.trace import Trace, save_trace
-
+def save_distinguishing(comparisons: dict[str, behaviour.Comparison], items: dict[str, list[Any]], base: str, head: str,
+                        seed: int, folder: Path) -> list[dict[str, Any]]:
+    """Per subject, one file per observable: the prefix of the item that tells BASE and HEAD apart soonest."""
     saved = []
-    files: dict[tuple[int, int], Path] = {}
-    for name in behaviour.OBSERVABLES:
-        difference = comparison.shortest.get(name)
-        if difference is None:
-            continue
-        events = events_by_trace[difference.trace][: difference.step + 1]
-        key = (difference.trace, difference.step)
-        if key not in files:
-            trace = Trace(name=f"review-trace{difference.trace}-step{difference.step}", events=tuple(events),
-                          limits=Limits(**comparison.head_limits),
-                          origin=f"review base={base} head={head} seed={seed} trace={difference.trace}")
-            files[key] = save_trace(trace, folder / f"review-{base[:8]}-{head[:8]}-s{seed}-t{difference.trace}-{difference.step + 1}steps.json")
-        saved.append({"observable": name, "trace": difference.trace, "steps": difference.step + 1,
-                      "file": str(files[key]), "events": events})
+    for subject, comparison in comparisons.items():
+        module = behaviour.side(subject)
+        files: dict[tuple[int, int], Path] = {}
+        for name in comparison.observables:
+            difference = comparison.shortest.get(name)
+            if difference is None:
+                continue
+            item = module.prefix(items[subject][difference.trace], difference.step + 1)
+            key = (difference.trace, difference.step)
+            if key not in files:
+                origin = f"review base={base} head={head} seed={seed} subject={subject} item={difference.trace}"
+                path = folder / f"review-{subject}-{base[:8]}-{head[:8]}-s{seed}-{difference.trace}-{difference.step + 1}steps.json"
+                if subject == "budget":
+                    files[key] = module.save(item, path, origin, comparison.head_limits)
+                else:
+                    files[key] = module.save(item, path, origin)
+            saved.append({"subject": subject, "observable": name, "trace": difference.trace,
+                          "steps": difference.step + 1, "file": str(files[key]), "events": module.steps_of(item)})
     return saved
 
 
 def tables(saved: list[dict[str, Any]], head: Path, base_tree: Path, work: Path) -> None:
     """Replay each saved file on both sides (as ``--show`` does) and put its short step table on it."""
     for item in saved:
-        base_rows, head_rows = replay_both(Path(item["file"]), head, base_tree, work)
-        item["table"] = behaviour.step_table(item["events"], base_rows, head_rows, [item["observable"]])
+        base_rows, head_rows = replay_both(item["subject"], Path(item["file"]), head, base_tree, work)
+        item["table"] = behaviour.step_table(item["subject"], item["events"], base_rows, head_rows, [item["observable"]])
 
 
-def replay_both(file: Path, head: Path, base_tree: Path, work: Path) -> tuple[list[Any], list[Any]]:
+def replay_both(subject: str, file: Path, head: Path, base_tree: Path, work: Path) -> tuple[list[Any], list[Any]]:
     rows = []
     for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
         env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
+        env["GUARD_SHARED"] = str(shared_dir())
         output = work / f"show-{name}.jsonl"
-        process = behaviour.start_side(env, work / f"overlay-{name}", ["--trace", str(file.resolve())], output)
+        process = behaviour.start_side(env, work / f"overlay-{name}", ["--subject", subject, "--file", str(file.resolve())],
+                                       output)
         _out, err = process.communicate()
         if process.returncode != 0:
             raise UsageError(f"{file}: cannot replay on {name}: {err.decode(errors='replace').strip().splitlines()[-1:]}")
@@ -198,28 +220,32 @@ def replay_both(file: Path, head: Path, base_tree: Path, work: Path) -> tuple[li
 
 
 def show(file: Path) -> int:
-    """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable."""
-    from properties.trace import TraceError, load_trace
-
+    """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable that differs."""
+    subject = behaviour.file_subject(file)
+    if subject is None:
+        raise UsageError(f"{file}: not a budget trace, hook sequence or navigation scenario file")
+    module = behaviour.side(subject)
     try:
-        trace = load_trace(file)
-    except TraceError as error:
+        item, origin = module.load(file)
+    except Exception as error:  # the subject's own reader names the file and field
         raise UsageError(str(error))
-    fields = dict(part.split("=", 1) for part in trace.origin.split() if "=" in part)
-    if "base" not in fields:
-        raise UsageError(f"{file}: not a review trace (its origin names no base)")
+    fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
+    if not origin.startswith("review ") or "base" not in fields:
+        raise UsageError(f"{file}: not a review file (its origin names no base)")
     base = commit_of(fields["base"])
     with tempfile.TemporaryDirectory(prefix="guard-review-show-") as scratch:
         work = Path(scratch)
         tree = add_worktree(base, work / "base")
         try:
-            base_rows, head_rows = replay_both(file, ROOT, tree, work)
+            base_rows, head_rows = replay_both(subject, file, ROOT, tree, work)
         finally:
             remove_worktree(tree)
-    print(f"{file}: {trace.origin}; BASE {base[:12]} beside HEAD ({commit_of('HEAD')[:12]}), * marks a difference")
-    observables = [name for name in behaviour.OBSERVABLES
-                   if any(a.get(name) != b.get(name) for a, b in zip(base_rows, head_rows))] or ["terminal"]
-    print("\n".join(behaviour.step_table(list(trace.events), base_rows, head_rows, observables, keep=len(trace.events))))
+    events = module.steps_of(item)
+    print(f"{file}: {origin}; BASE {base[:12]} beside HEAD ({commit_of('HEAD')[:12]}), * marks a difference")
+    observables = [name for name in module.OBSERVABLES
+                   if any(a.get(name) != b.get(name) for a, b in zip(base_rows, head_rows))
+                   or len(base_rows) != len(head_rows)] or list(module.OBSERVABLES[:1])
+    print("\n".join(behaviour.step_table(subject, events, base_rows, head_rows, observables, keep=len(events))))
     return 0
 
 
@@ -271,7 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties.review: {error}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  traces {args.traces}"
+    print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  traces {args.traces}  sequences {args.sequences}"
+          f"  scenarios {args.scenarios}"
           f"{'  quick verdicts' if args.quick else ''}{'  no mutants' if args.no_mutants else ''}", flush=True)
     started = time.monotonic()
     timings: dict[str, float] = {}
@@ -300,16 +327,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         # Part 2.
         step = time.monotonic()
-        comparison, events_by_trace = compare_behaviour(ROOT, tree, work, seed, args.traces)
+        counts = {"budget": args.traces, "hooks": args.sequences, "navigation": args.scenarios}
+        comparisons, items = compare_behaviour(ROOT, tree, work, seed, {k: v for k, v in counts.items() if v})
         folder = out / "review-traces"
         if folder.is_dir():
             shutil.rmtree(folder)
-        saved = save_distinguishing(comparison, events_by_trace, base, head, seed, folder)
+        saved = save_distinguishing(comparisons, items, base, head, seed, folder)
         tables(saved, ROOT, tree, work)
         timings["behaviour"] = time.monotonic() - step
-        print(f"review: behaviour {'CHANGED' if comparison.changed else 'unchanged'} on the bulk traces: "
-              f"{comparison.traces_differing:,} of {comparison.traces:,} traces, {comparison.steps_differing:,} of "
-              f"{comparison.steps:,} steps differ ({timings['behaviour']:.1f} s)", flush=True)
+        for comparison in comparisons.values():
+            print(f"review: {comparison.subject} behaviour {'CHANGED' if comparison.changed else 'unchanged'} on the bulk "
+                  f"{comparison.unit}: {comparison.traces_differing:,} of {comparison.traces:,} {comparison.unit}, "
+                  f"{comparison.steps_differing:,} of {comparison.steps:,} steps differ", flush=True)
+        print(f"review: behaviour compared in {timings['behaviour']:.1f} s", flush=True)
         # Part 4: the change's own tests on both sides.
         from mutations import review as mutation_review
 
@@ -343,9 +373,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             timings["mutation"] = time.monotonic() - step
         data = render.build(
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
-            reference_changed=reference_changed, adopted=adopted, comparison=comparison, saved=saved, verdicts=verdicts,
+            reference_changed=reference_changed, adopted=adopted, comparisons=comparisons, saved=saved, verdicts=verdicts,
             head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
-            timings=timings, wall=time.monotonic() - started, traces=args.traces,
+            timings=timings, wall=time.monotonic() - started, counts=counts,
         )
         stryker = None
         if copy is not None:

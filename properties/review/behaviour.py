@@ -1,135 +1,132 @@
-"""Part 2 of the review (its bulk half): the budget at BASE and at HEAD driven by the same seeded traces.
+"""Part 2 of the review (its bulk half): the guard at BASE and at HEAD driven by the same seeded work, per subject.
 
-The traces are the bulk driver's (``properties.budget.bulk.traces_for``), so a
-review with seed S drives the very traces ``python -m properties --seed S``
-checks. Each side runs in its own interpreter whose ``guard`` package is that
-side's (``side_environment``: a folder holding only a ``guard`` link comes
-first on ``PYTHONPATH``, HEAD's checkout second, so both sides share HEAD's
-trace generator and differ only in ``guard/``). A side steps one production
-budget (``RunProgressBudget(Limits())``, every flag passed on, as the bulk
-driver's copy ``P``) with each side's own default limits, because a change
-to a default is a change of behaviour, and prints one JSON line per trace:
-per step, every observable:
+Each subject has a side module (``SIDES``): the budget's
+(``budget_side``: every observable of the production budget per event), the
+hook path's (``hook_side``: what the host receives per hook event) and
+navigation's (``navigation_side``: the outcome per scenario). A side module
+names its ``OBSERVABLES``, draws the subject's seeded bulk work (``bulk``: the
+very traces, sequences and scenarios ``python -m properties --seed S``
+checks), plays one item against one ``guard/`` (``rows_of``: one row of observables per
+step; ``run_side`` writes a header line, then one JSON line of rows per item),
+and saves, loads and prints one item.
 
-* ``terminal`` - the run is stopped;
-* ``exhausted`` - the exhausted lanes;
-* ``pending_correction`` - the refusal kind whose remedy may still run;
-* ``admitted`` - what a ``first_call`` returned (the remedy was let through);
-* ``failure_ends`` - ``failure_ends`` for the next event's failure (its lane and
-  flags; with no lane and no flag when the next event is not a failure);
-* ``counters`` - rounds, failures, consecutive, the two lanes' counts, the
-  waiting charge, deferrals used, free lookups used, the kinds corrected;
-* ``error`` - an exception raised by the step (the trace ends there).
+Each side runs in its own interpreter whose ``guard`` package is that side's
+(``side_environment``: a folder holding only a ``guard`` link comes first on
+``PYTHONPATH``, HEAD's checkout second, so both sides share HEAD's generators
+and differ only in ``guard/``).
 
-Like the bulk driver, a side ends a trace ``TAIL_AFTER_STOP`` steps after its
-budget stopped with nothing left to admit: what a stopped budget does later
-is not compared.
-
-The main process compares the two streams trace by trace. A trace
+The main process compares the two streams item by item. An item
 *distinguishes* the sides at its first step where an observable differs; for
-each observable the review keeps the trace whose first difference comes
-soonest (shortest prefix, ties to the earlier trace) and saves that prefix as
-a ``guard-trace/1`` file (``origin`` names BASE, HEAD, the seed and the
-trace), which ``python -m properties.review --show FILE`` replays BASE beside
-HEAD and ``nox -s replay -- FILE`` judges against the reference.
+each observable the review keeps the item whose first difference comes
+soonest (shortest prefix, ties to the earlier item) and saves that prefix
+(``origin`` names BASE, HEAD, the seed and the item), which ``python -m
+properties.review --show FILE`` and ``nox -s replay -- FILE`` show BASE beside
+HEAD.
 
-Not compared (not built yet): the hook path (what the host receives) and
-navigation (the outcome); and the exhaustive half (the explorer's states at
-BASE and HEAD side by side).
+Not compared (not built yet): the exhaustive half (BASE and HEAD side by side
+in the explorer, which needs the one exhaustive engine of issue 19).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterator, Sequence
 
 import attrs
 
-#: Steps a side keeps stepping after its budget stopped with nothing left to admit (the bulk driver's number).
-TAIL_AFTER_STOP = 4
-
-OBSERVABLES = ("terminal", "exhausted", "pending_correction", "admitted", "failure_ends", "counters", "error")
-
-
-# -- one side (runs in its own interpreter) ---------------------------------------------------------------
+#: Subject -> its side module, in the order the review prints them.
+SIDES = {"budget": "properties.review.budget_side", "hooks": "properties.review.hook_side",
+         "navigation": "properties.review.navigation_side"}
 
 
-def observe(budget: Any, following: Any) -> dict[str, Any]:
-    """Every observable of ``budget`` after a step; ``following`` is the next event (or None)."""
-    from properties.budget.events import Result
+#: Observable values whose JSON is longer than this many characters are compared by hash in the bulk stream.
+DIGEST_ABOVE = 24
 
-    lanes = getattr(budget, "lane_failures", {}) or {}
-    if isinstance(following, Result) and following.failed:
-        probe = {"lane": following.lane, "correctable": following.correctable, "empty_lookup": following.empty_lookup}
-    else:
-        probe = {}
+
+def side(subject: str) -> ModuleType:
+    return importlib.import_module(SIDES[subject])
+
+
+def file_subject(path: Path) -> "str | None":
+    """The subject whose file ``path`` is (by its schema), or None when it is none of theirs or unreadable.
+
+    Only a regular file is opened: a FIFO named on the command line must not block the sniff."""
     try:
-        ends: Any = bool(budget.failure_ends(**probe))
-    except Exception as error:  # an older BASE may lack it or raise: that is an observation, not a crash
-        ends = f"raises {type(error).__name__}"
-    return {
-        "terminal": bool(budget.terminal),
-        "exhausted": sorted(str(lane) for lane in getattr(budget, "exhausted_lanes", ())),
-        "pending_correction": getattr(budget, "pending_correction", None),
-        "failure_ends": ends,
-        "counters": [getattr(budget, "rounds", None), getattr(budget, "failures", None), getattr(budget, "consecutive", None),
-                     lanes.get("workspace"), lanes.get("extension"), getattr(budget, "deferred", None),
-                     getattr(budget, "deferrals_used", None), getattr(budget, "free_lookups_used", None),
-                     sorted(getattr(budget, "corrected_kinds", ()) or ())],
-    }
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    schema = str(data.get("schema", data.get("format", "")))
+    if schema.startswith("guard-hook-sequence/"):
+        return "hooks"
+    if schema.startswith("navigation-scenario/"):
+        return "navigation"
+    if schema.startswith("guard-trace/"):
+        return "budget" if data.get("subject", "budget") == "budget" else None
+    return None
 
 
-def run_side(traces: Iterator[list[Any]], out: Any) -> None:
-    """Step a fresh production budget through each trace and write one JSON line per trace."""
-    from guard.budget import RunProgressBudget
-    from guard.limits import Limits
-    from properties.budget.copies import FEATURE_FLAGS, apply_production
-
-    flags = FEATURE_FLAGS["P"]
-    out.write(json.dumps({"limits": attrs.asdict(Limits())}) + "\n")
-    for events in traces:
-        budget = RunProgressBudget(Limits())
-        rows = []
-        stopped = 0
-        for index, event in enumerate(events):
-            try:
-                admitted = apply_production(budget, event, flags)
-            except Exception as error:
-                rows.append({"error": f"{type(error).__name__}: {error}"})
-                break
-            row = observe(budget, events[index + 1] if index + 1 < len(events) else None)
-            row["admitted"] = bool(admitted)
-            rows.append(row)
-            # As the bulk driver does (``TAIL_AFTER_STOP``): a few steps past a stop with nothing left to admit,
-            # then the trace ends. Both sides cut by the same rule, so they cut at the same step unless they
-            # already differed at an earlier one.
-            stopped = stopped + 1 if budget.terminal and getattr(budget, "correction", None) is None else 0
-            if stopped > TAIL_AFTER_STOP:
-                break
-        out.write(json.dumps(rows, default=str, separators=(",", ":")) + "\n")
+def review_origin(path: Path) -> "str | None":
+    """The review's origin line of a saved distinguishing item (``review base=... head=...``), else None."""
+    subject = file_subject(path)
+    if subject is None:
+        return None
+    try:
+        _item, origin = side(subject).load(path)
+    except Exception:
+        return None
+    return origin if origin.startswith("review ") and "base=" in origin else None
 
 
 def _side_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m properties.review.behaviour")
+    parser.add_argument("--subject", choices=tuple(SIDES), default="budget")
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--traces", type=int)
-    parser.add_argument("--trace", type=Path, help="one trace file instead of the seeded bulk traces")
+    parser.add_argument("--count", type=int, help="bulk items played")
+    parser.add_argument("--file", type=Path, help="one saved item instead of the seeded bulk work")
     args = parser.parse_args(argv)
-    if args.trace is not None:
-        from properties.trace import load_trace
-
-        source: Iterator[list[Any]] = iter([list(load_trace(args.trace).events)])
+    module = side(args.subject)
+    if args.file is not None:
+        item, _origin = module.load(args.file)
+        run_side(module, iter([item]), sys.stdout, digest=False)
     else:
-        from properties.budget.bulk import traces_for
-
-        source = (events for _family, events in traces_for(args.seed, args.traces))
-    run_side(source, sys.stdout)
+        run_side(module, module.bulk(args.seed, args.count), sys.stdout, digest=True)
     return 0
+
+
+def run_side(module: ModuleType, items: Iterator[Any], out: Any, digest: bool) -> None:
+    """A header line (the side's limits), then one JSON line of rows per item.
+
+    ``digest``: each observable's value is replaced by a short hash of its JSON. The bulk comparison only asks
+    whether two values are equal, and a hook step's full rows (the copies the host receives) run to kilobytes;
+    the saved distinguishing items are replayed in full (``--file``) for their tables."""
+    out.write(json.dumps({"limits": module.limits()}, default=str) + "\n")
+    for item in items:
+        rows = module.rows_of(item)
+        if digest:
+            rows = [{name: _digest(value) for name, value in row.items()} for row in rows]
+        out.write(json.dumps(rows, default=str, separators=(",", ":")) + "\n")
+
+
+def _digest(value: Any) -> Any:
+    """A value whose JSON is short stays itself (a hash would be longer); a longer one becomes its hash. The rule
+    depends on the value alone, so two sides' values are equal after it exactly when they were before."""
+    text = json.dumps(value, default=str, separators=(",", ":"), sort_keys=True)
+    if len(text) <= DIGEST_ABOVE:
+        return value
+    return "#" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 # -- both sides --------------------------------------------------------------------------------------------
@@ -164,12 +161,16 @@ class Difference:
 
 @attrs.define
 class Comparison:
+    """One subject's bulk work on both sides: how much of it, and how much differs, by observable."""
+
+    subject: str = "budget"
+    observables: tuple[str, ...] = ()
     traces: int = 0
     steps: int = 0
     traces_differing: int = 0
     steps_differing: int = 0
     #: Per observable: traces and steps where it differs.
-    by_observable: dict[str, dict[str, int]] = attrs.field(factory=lambda: {name: {"traces": 0, "steps": 0} for name in OBSERVABLES})
+    by_observable: dict[str, dict[str, int]] = attrs.field(factory=dict)
     #: Per observable, the trace whose first difference in it comes soonest.
     shortest: dict[str, Difference] = attrs.field(factory=dict)
     base_limits: dict[str, Any] = attrs.field(factory=dict)
@@ -179,9 +180,15 @@ class Comparison:
     def changed(self) -> bool:
         return self.traces_differing > 0
 
+    @property
+    def unit(self) -> str:
+        return str(side(self.subject).UNIT)
 
-def compare(base_lines: Iterator[str], head_lines: Iterator[str]) -> Comparison:
-    result = Comparison()
+
+def compare(base_lines: Iterator[str], head_lines: Iterator[str], subject: str = "budget") -> Comparison:
+    observables = tuple(side(subject).OBSERVABLES)
+    result = Comparison(subject=subject, observables=observables,
+                        by_observable={name: {"traces": 0, "steps": 0} for name in observables})
     result.base_limits = json.loads(next(base_lines))["limits"]
     result.head_limits = json.loads(next(head_lines))["limits"]
     for number, (left, right) in enumerate(zip(base_lines, head_lines)):
@@ -193,13 +200,13 @@ def compare(base_lines: Iterator[str], head_lines: Iterator[str]) -> Comparison:
         differs = False
         seen: set[str] = set()
         if length > common:
-            # One side cut the trace (stopped for good) where the other went on: they differed before.
+            # One side cut the trace (stopped for good, or raised) where the other went on: they differed before.
             result.steps_differing += length - common
         for step in range(common):
             one, two = base_rows[step], head_rows[step]
             if one == two:
                 continue
-            names = [name for name in OBSERVABLES if one.get(name) != two.get(name)]
+            names = [name for name in observables if one.get(name) != two.get(name)]
             if names:
                 differs = True
                 result.steps_differing += 1
@@ -216,38 +223,25 @@ def compare(base_lines: Iterator[str], head_lines: Iterator[str]) -> Comparison:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of the one trace a side wrote for ``--trace``."""
+    """The rows of the one item a side wrote for ``--file``."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return json.loads(lines[1])
 
 
-def cell(row: dict[str, Any] | None, name: str) -> str:
-    if row is None:
-        return "-"
-    value = row.get(name)
-    if name == "counters" and isinstance(value, list):
-        labels = ("r", "f", "c", "ws", "ext", "wait", "def", "free", "kinds")
-        return " ".join(f"{label}{'=' + str(v) if v not in (None, []) else '=-'}" for label, v in zip(labels, value))
-    if name == "exhausted":
-        return ",".join(value or []) or "none"
-    return "-" if value is None else str(value)
-
-
-def step_table(events: Sequence[Any], base_rows: list[dict[str, Any]], head_rows: list[dict[str, Any]],
+def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, Any]], head_rows: list[dict[str, Any]],
                observables: Sequence[str], keep: int = 12) -> list[str]:
     """A short table of the last ``keep`` steps: the event, then BASE and HEAD for each observable shown."""
-    from properties.replay import event_summary
-
-    header = ["step", "event"] + [f"{side} {name}" for name in observables for side in ("BASE", "HEAD")]
+    module = side(subject)
+    header = ["step", "event"] + [f"{name} {who}" for name in observables for who in ("BASE", "HEAD")]
     rows = []
     start = max(0, len(events) - keep)
     for index in range(start, len(events)):
         one = base_rows[index] if index < len(base_rows) else None
         two = head_rows[index] if index < len(head_rows) else None
-        mark = "" if all(cell(one, name) == cell(two, name) for name in observables) else " *"
-        cells = [f"{index}{mark}", event_summary(events[index])]
+        mark = "" if all(module.cell(one, name) == module.cell(two, name) for name in observables) else " *"
+        cells = [f"{index}{mark}", module.describe(events[index])]
         for name in observables:
-            cells += [cell(one, name), cell(two, name)]
+            cells += [module.cell(one, name), module.cell(two, name)]
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     if start:

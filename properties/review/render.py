@@ -15,9 +15,8 @@ SCHEMA = "guard-review-report/1"
 SUMMARY_LINES = 15
 #: An invariant whose exercised count fell below this share of BASE's is flagged.
 FALL = 0.5
-NOT_BUILT = ("the exhaustive half of the behaviour comparison (the explorer driving BASE and HEAD side by side) is "
-             "not built yet: 'no behaviour change' means none on the seeded bulk traces, not a proof; the hook path "
-             "and navigation are not compared yet")
+NOT_BUILT = ("the exhaustive half of the behaviour comparison (BASE and HEAD side by side in the exhaustive search) "
+             "is not built yet: 'no behaviour change' means none on the seeded bulk work of each subject, not a proof")
 
 
 def _invariants(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
@@ -67,8 +66,9 @@ def _explorer(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], drifted: list[str], reference_changed: bool,
-          adopted: bool, comparison: Any, saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str, sides: Any,
-          mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float, traces: int) -> dict[str, Any]:
+          adopted: bool, comparisons: dict[str, Any], saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str,
+          sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
+          counts: dict[str, int]) -> dict[str, Any]:
     invariants = _invariants(verdicts)
     head_report = verdicts.get("head")
     failures: list[str] = []
@@ -106,10 +106,11 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
     if survivors:
         failures.append(f"{len(survivors)} mutants of the change survive with no justified equivalence")
     non_distinguishing = sides.pass_on_both
+    changed_behaviour = any(comparison.changed for comparison in comparisons.values())
     tests_note = ""
-    if comparison.changed and sides.tests and not sides.fail_on_base:
+    if changed_behaviour and sides.tests and not sides.fail_on_base:
         tests_note = "the behaviour changed, yet no changed test fails on BASE's guard"
-    elif comparison.changed and not sides.tests:
+    elif changed_behaviour and not sides.tests:
         tests_note = "the behaviour changed, and the change adds or edits no test"
     reference_line = ("reference/: changed, adopted (the pin matches)" if reference_changed and adopted else
                       "reference/: CHANGED WITHOUT ADOPTION" if reference_changed else "reference/: unchanged")
@@ -121,11 +122,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         f"- {reference_line}",
         f"- changed rules ({len(changed)}): " + (", ".join(names[:8]) + (f", and {len(names) - 8} more" if len(names) > 8 else "")
                                                   if names else "none"),
-        f"- behaviour: " + (f"CHANGED on {comparison.traces_differing:,} of {comparison.traces:,} bulk traces "
-                            f"({comparison.steps_differing:,} steps); shortest distinguishing trace "
-                            f"{_shortest(saved)['steps']} steps: `{_shortest(saved)['file']}`" if comparison.changed else
-                            f"no change on {comparison.traces:,} bulk traces ({comparison.steps:,} steps; not a proof: "
-                            "the exhaustive comparison is not built yet)"),
+        "- behaviour: " + _behaviour_line(comparisons, saved),
         "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
         "- new survivors: " + (mutation_note if mutation_note else
                                (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
@@ -142,11 +139,14 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "failures": failures, "summary": summary,
         "changed_functions": [c.to_json() for c in changed], "catalogue_drifted": drifted,
         "reference_changed": reference_changed, "reference_adopted": adopted,
-        "behaviour_changed": comparison.changed,
-        "behaviour": {"traces": comparison.traces, "steps": comparison.steps, "traces_differing": comparison.traces_differing,
-                      "steps_differing": comparison.steps_differing, "by_observable": comparison.by_observable,
-                      "base_limits": comparison.base_limits, "head_limits": comparison.head_limits,
-                      "compared": "budget (bulk traces)", "not_built": NOT_BUILT},
+        "behaviour_changed": changed_behaviour,
+        "behaviour": {
+            subject: {"unit": comparison.unit, "traces": comparison.traces, "steps": comparison.steps,
+                      "traces_differing": comparison.traces_differing, "steps_differing": comparison.steps_differing,
+                      "by_observable": comparison.by_observable, "base_limits": comparison.base_limits,
+                      "head_limits": comparison.head_limits}
+            for subject, comparison in comparisons.items()},
+        "behaviour_not_built": NOT_BUILT,
         "distinguishing_traces": [{key: value for key, value in item.items() if key != "events"} for item in saved],
         "invariants": invariants, "broken_invariants": broken, "counterexamples": counterexamples,
         "violated_lines": violated_lines,
@@ -157,12 +157,29 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
         "non_distinguishing_tests": non_distinguishing, "tests_note": tests_note, "tests_problem": sides.problem,
         "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
-        "traces_requested": traces,
+        "counts_requested": counts,
     }
 
 
 def _shortest(saved: list[dict[str, Any]]) -> dict[str, Any]:
     return min(saved, key=lambda item: item["steps"])
+
+
+def _behaviour_line(comparisons: dict[str, Any], saved: list[dict[str, Any]]) -> str:
+    """One summary line: per subject, changed on how much of its bulk work, or unchanged; the shortest file."""
+    parts = []
+    for subject, comparison in comparisons.items():
+        if comparison.changed:
+            parts.append(f"{subject} CHANGED on {comparison.traces_differing:,} of {comparison.traces:,} {comparison.unit}")
+        else:
+            parts.append(f"{subject} no change on {comparison.traces:,} {comparison.unit}")
+    text = "; ".join(parts) or "not compared"
+    if saved:
+        shortest = _shortest(saved)
+        text += f"; shortest distinguishing {shortest['subject']} item {shortest['steps']} steps: `{shortest['file']}`"
+    if not any(comparison.changed for comparison in comparisons.values()):
+        text += " (not a proof: the exhaustive comparison is not built yet)"
+    return text
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -180,18 +197,20 @@ def markdown(data: dict[str, Any]) -> str:
     lines += _table(["unit", "change", "seeds (rule comments)", "catalogue entries in it"], rows) if rows else ["No unit of guard/ or reference/ changed."]
     if data["catalogue_drifted"]:
         lines += ["", "Catalogue entries whose text no longer applies at HEAD: " + ", ".join(data["catalogue_drifted"])]
-    b = data["behaviour"]
-    lines += ["", "## How the behaviour changed (budget, seeded bulk traces)", "",
-              f"{b['traces']:,} traces, {b['steps']:,} steps; {b['traces_differing']:,} traces and {b['steps_differing']:,} "
-              f"steps differ. Not built yet: {b['not_built']}.", ""]
-    lines += _table(["observable", "traces differing", "steps differing"],
-                    [[name, f"{v['traces']:,}", f"{v['steps']:,}"] for name, v in b["by_observable"].items()])
-    if b["base_limits"] != b["head_limits"]:
-        lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
+    lines += ["", "## How the behaviour changed (seeded bulk work, BASE beside HEAD)", "",
+              f"Not built yet: {data['behaviour_not_built']}."]
+    for subject, b in data["behaviour"].items():
+        lines += ["", f"### {subject}: {b['traces']:,} {b['unit']}, {b['steps']:,} steps; {b['traces_differing']:,} "
+                      f"{b['unit']} and {b['steps_differing']:,} steps differ", ""]
+        lines += _table(["observable", f"{b['unit']} differing", "steps differing"],
+                        [[name, f"{v['traces']:,}", f"{v['steps']:,}"] for name, v in b["by_observable"].items()])
+        if b["base_limits"] != b["head_limits"]:
+            lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
     for item in data["distinguishing_traces"]:
-        lines += ["", f"### {item['observable']}: trace {item['trace']}, {item['steps']} steps, `{item['file']}`", "",
-                  f"Replay: `nox -s review -- --show {item['file']}` (BASE beside HEAD); `nox -s replay -- {item['file']}` "
-                  "(the reference beside HEAD, every invariant judged).", ""]
+        lines += ["", f"### {item['subject']} {item['observable']}: item {item['trace']}, {item['steps']} steps, "
+                      f"`{item['file']}`", "",
+                  f"Replay: `nox -s replay -- {item['file']}` (BASE beside HEAD after the file's own replay); "
+                  f"`nox -s review -- --show {item['file']}` (BASE beside HEAD only).", ""]
         lines += item.get("table", [])
     lines += ["", "## The verdict on both sides", ""]
     rows = [[r["id"], r["subject"], *(f"{r[s]['status']} / {r[s]['exercised']:,}" if s in r else "-" for s in ("base", "head")),
@@ -235,7 +254,9 @@ def markdown(data: dict[str, Any]) -> str:
               + f"; total {data['wall_seconds']:.0f} s",
               f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}"
               f"{' --quick' if data['quick'] else ''}"
-              f"{'' if data['traces_requested'] == 8000 else ' --traces ' + str(data['traces_requested'])}`"]
+              + "".join(f" --{flag} {data['counts_requested'][subject]}" for subject, flag, default in
+                        (("budget", "traces", 8000), ("hooks", "sequences", 10_000), ("navigation", "scenarios", 4_000))
+                        if data["counts_requested"].get(subject, default) != default) + "`"]
     return "\n".join(lines) + "\n"
 
 

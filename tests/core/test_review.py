@@ -5,8 +5,9 @@ One temporary repository is built from a copy of this project
 branch with one commit on it, reviewed against its parent in a fresh
 interpreter whose project root is that repository, as a reviewer would run
 it. The verdicts run with ``--quick`` and the behaviour comparison on 2,000
-traces, so that a scenario costs two quick verdicts rather than two full ones
-(the review's own default is the full verdict and 8,000 traces); only the
+budget traces, 2,000 hook sequences and 1,000 navigation scenarios, so that a
+scenario costs two quick verdicts rather than two full ones (the review's own
+default is the full verdict and each subject's default bulk work); only the
 new-branch scenario runs mutmut, because only it is about survivors.
 
 These tests run the review's own machinery on copies, never the mutant:
@@ -31,7 +32,7 @@ from mutations import catalogue, scratch
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = {entry.id: entry for entry in catalogue.entries()}
 SEED = "11"
-QUICK = ("--quick", "--traces", "2000", "--seed", SEED)
+QUICK = ("--quick", "--traces", "2000", "--sequences", "2000", "--scenarios", "1000", "--seed", SEED)
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +99,9 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> N
     assert data["behaviour_changed"] is False
     assert data["distinguishing_traces"] == []
     # About 2,000: the bulk generator rounds each family's share down per slice.
-    assert data["behaviour"]["traces"] >= 1900 and data["behaviour"]["steps"] > 0
+    assert data["behaviour"]["budget"]["traces"] >= 1900 and data["behaviour"]["budget"]["steps"] > 0
+    assert data["behaviour"]["hooks"]["traces"] == 2000 and data["behaviour"]["navigation"]["traces"] == 1000
+    assert all(subject["traces_differing"] == 0 for subject in data["behaviour"].values())
     markdown = (repo / "reports" / "review.md").read_text(encoding="utf-8")
     assert "no change on" in markdown and "not a proof" in markdown
     assert f"seed {SEED}" in done.stdout
@@ -140,6 +143,30 @@ def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> No
     replayed = subprocess.run([sys.executable, "-m", "properties.replay", str(file)], cwd=repo, env=env,
                               capture_output=True, text=True, timeout=600)
     assert replayed.returncode == 0, replayed.stdout[-3000:]
+
+
+def test_a_hook_change_is_told_apart_on_the_hook_path_alone(repo: Path) -> None:
+    # What the host receives when a run stops changes (seed 000's stop text); the budget and navigation do not.
+    _change(repo, "stoptext", [("guard/hooks.py", '"previously verified publications were preserved. ',
+                                '"previously verified publications were kept. ')], "reword the stop text")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert data is not None, done.stdout[-4000:] + done.stderr
+    behaviour = data["behaviour"]
+    assert behaviour["hooks"]["traces_differing"] > 0, behaviour["hooks"]
+    assert behaviour["hooks"]["by_observable"]["received"]["traces"] > 0
+    assert behaviour["budget"]["traces_differing"] == 0 and behaviour["navigation"]["traces_differing"] == 0
+    hooks = [item for item in data["distinguishing_traces"] if item["subject"] == "hooks"]
+    assert [item["observable"] for item in hooks] == ["received"], hooks
+    file = Path(hooks[0]["file"])
+    assert json.loads(file.read_text(encoding="utf-8"))["schema"] == "guard-hook-sequence/1"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
+    # What `nox -s replay -- FILE` runs: the file's own replay, then BASE beside HEAD with the parting step marked.
+    shown = subprocess.run([sys.executable, "-m", "properties.review.replay", str(file)], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=600)
+    beside = shown.stdout.split(": BASE beside HEAD", 1)
+    assert len(beside) == 2, shown.stdout[-3000:] + shown.stderr
+    assert re.search(rf"^\| {hooks[0]['steps'] - 1} \* \|", beside[1], re.M), beside[1]
 
 
 def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:

@@ -1,0 +1,148 @@
+"""The budget's side of the behaviour comparison: every observable of one production budget, step by step.
+
+A side steps one production budget (``RunProgressBudget(Limits())``, every
+flag passed on, as the bulk driver's copy ``P``) through each seeded bulk
+trace (``properties.budget.bulk.traces_for``: the very traces ``python -m
+properties --seed S`` checks), with its side's own default limits, because a
+change to a default is a change of behaviour. Per step:
+
+* ``terminal`` - the run is stopped;
+* ``exhausted`` - the exhausted lanes;
+* ``pending_correction`` - the refusal kind whose remedy may still run;
+* ``admitted`` - what a ``first_call`` returned (the remedy was let through);
+* ``failure_ends`` - ``failure_ends`` for the next event's failure (its lane and
+  flags; with no lane and no flag when the next event is not a failure);
+* ``counters`` - rounds, failures, consecutive, the two lanes' counts, the
+  waiting charge, deferrals used, free lookups used, the kinds corrected;
+* ``error`` - an exception raised by the step (the trace ends there).
+
+Like the bulk driver, a side ends a trace ``TAIL_AFTER_STOP`` steps after its
+budget stopped with nothing left to admit: what a stopped budget does later
+is not compared. Both sides cut by the same rule, so they cut at the same step
+unless they already differed at an earlier one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import attrs
+
+SUBJECT = "budget"
+UNIT = "traces"
+OBSERVABLES = ("terminal", "exhausted", "pending_correction", "admitted", "failure_ends", "counters", "error")
+#: The bulk driver's default number of traces.
+DEFAULT_COUNT = 8_000
+#: Steps a side keeps stepping after its budget stopped with nothing left to admit (the bulk driver's number).
+TAIL_AFTER_STOP = 4
+COUNTER_LABELS = ("r", "f", "c", "ws", "ext", "wait", "def", "free", "kinds")
+
+
+def counters(budget: Any) -> list[Any]:
+    """The budget's counters, read by name: an older BASE may lack some (read as None)."""
+    lanes = getattr(budget, "lane_failures", {}) or {}
+    return [getattr(budget, "rounds", None), getattr(budget, "failures", None), getattr(budget, "consecutive", None),
+            lanes.get("workspace"), lanes.get("extension"), getattr(budget, "deferred", None),
+            getattr(budget, "deferrals_used", None), getattr(budget, "free_lookups_used", None),
+            sorted(getattr(budget, "corrected_kinds", ()) or ())]
+
+
+def observe(budget: Any, following: Any) -> dict[str, Any]:
+    """Every observable of ``budget`` after a step; ``following`` is the next event (or None)."""
+    from properties.budget.events import Result
+
+    if isinstance(following, Result) and following.failed:
+        probe = {"lane": following.lane, "correctable": following.correctable, "empty_lookup": following.empty_lookup}
+    else:
+        probe = {}
+    try:
+        ends: Any = bool(budget.failure_ends(**probe))
+    except Exception as error:  # an older BASE may lack it or raise: that is an observation, not a crash
+        ends = f"raises {type(error).__name__}"
+    return {
+        "terminal": bool(budget.terminal),
+        "exhausted": sorted(str(lane) for lane in getattr(budget, "exhausted_lanes", ())),
+        "pending_correction": getattr(budget, "pending_correction", None),
+        "failure_ends": ends,
+        "counters": counters(budget),
+    }
+
+
+def bulk(seed: int, count: int) -> Iterator[list[Any]]:
+    from properties.budget.bulk import traces_for
+
+    return (events for _family, events in traces_for(seed, count))
+
+
+def steps_of(events: list[Any]) -> list[Any]:
+    return list(events)
+
+
+def prefix(events: list[Any], steps: int) -> list[Any]:
+    return list(events[:steps])
+
+
+def limits() -> dict[str, Any]:
+    """This side's default limits (a change to a default is a change of behaviour, shown apart)."""
+    from guard.limits import Limits
+
+    return attrs.asdict(Limits())
+
+
+def rows_of(events: list[Any]) -> list[dict[str, Any]]:
+    """Step a fresh production budget through ``events``: one row of observables per step."""
+    from guard.budget import RunProgressBudget
+    from guard.limits import Limits
+    from properties.budget.copies import FEATURE_FLAGS, apply_production
+
+    budget = RunProgressBudget(Limits())
+    rows: list[dict[str, Any]] = []
+    stopped = 0
+    for index, event in enumerate(events):
+        try:
+            admitted = apply_production(budget, event, FEATURE_FLAGS["P"])
+        except Exception as error:
+            rows.append({"error": f"{type(error).__name__}: {error}"})
+            break
+        row = observe(budget, events[index + 1] if index + 1 < len(events) else None)
+        row["admitted"] = bool(admitted)
+        rows.append(row)
+        stopped = stopped + 1 if budget.terminal and getattr(budget, "correction", None) is None else 0
+        if stopped > TAIL_AFTER_STOP:
+            break
+    return rows
+
+
+def save(events: list[Any], path: Path, origin: str, limits: "dict[str, Any] | None" = None) -> Path:
+    """A ``guard-trace/1`` file whose ``origin`` is the review's (``review base=... head=... seed=... trace=...``)."""
+    from guard.limits import Limits
+    from properties.trace import Trace, save_trace
+
+    name = "review-" + "-".join(part.split("=", 1)[1][:8] for part in origin.split()[1:] if "=" in part)
+    trace = Trace(name=name, events=tuple(events), limits=Limits(**(limits or {})), origin=origin)
+    return save_trace(trace, path)
+
+
+def load(path: Path) -> tuple[list[Any], str]:
+    from properties.trace import load_trace
+
+    trace = load_trace(path)
+    return list(trace.events), trace.origin
+
+
+def describe(event: Any) -> str:
+    from properties.replay import event_summary
+
+    return event_summary(event)
+
+
+def cell(row: "dict[str, Any] | None", name: str) -> str:
+    if row is None:
+        return "-"
+    value = row.get(name)
+    if name == "counters" and isinstance(value, list):
+        return " ".join(f"{label}{'=' + str(v) if v not in (None, []) else '=-'}" for label, v in zip(COUNTER_LABELS, value))
+    if name == "exhausted":
+        return ",".join(value or []) or "none"
+    return "-" if value is None else str(value)

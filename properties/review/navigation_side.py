@@ -1,0 +1,111 @@
+"""Navigation's side of the behaviour comparison: the outcome of each seeded scenario.
+
+A side plays each scenario of the navigation bulk driver (the same
+``random.Random(seed)`` stream and names, so a review with seed S plays the
+scenarios ``python -m properties --seed S`` checks) against its own
+``guard/navigation.py`` with its own default limits, on fresh fakes within the
+counted allowance (``properties.navigation.scenario.run``: a version that
+never ends is a ``Runaway`` outcome, never a hang). A scenario is one step;
+its observables are the outcome's parts:
+
+* ``stop`` - the bound that ended navigation, or cancelled, or none;
+* ``answer`` - the answer, whether it was truncated, the error;
+* ``citations`` - the citations kept and dropped;
+* ``finished_at`` - when, on the fake clock, navigation returned;
+* ``counts`` - tool calls, rounds without progress, evidence characters,
+  the reserve, whether the evidence was called insufficient;
+* ``calls`` - the order of calls the fakes saw (spawn, poll, teardown,
+  policy, completion);
+* ``error`` - the version ran away or raised.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Iterator
+
+import attrs
+
+SUBJECT = "navigation"
+UNIT = "scenarios"
+OBSERVABLES = ("stop", "answer", "citations", "finished_at", "counts", "calls", "error")
+#: The verdict's default number of bulk scenarios.
+DEFAULT_COUNT = 4_000
+
+
+def bulk(seed: int, count: int) -> Iterator[Any]:
+    from properties.navigation.generate import random_scenario
+
+    rng = random.Random(seed)
+    for index in range(count):
+        yield random_scenario(rng, name=f"bulk-{seed}-{index}")
+
+
+def steps_of(scenario: Any) -> list[Any]:
+    return [scenario]
+
+
+def prefix(scenario: Any, _steps: int) -> Any:
+    return scenario
+
+
+def observe(outcome: Any, calls: list[Any]) -> dict[str, Any]:
+    get = lambda name: getattr(outcome, name, None)  # noqa: E731 - an older BASE's outcome may lack a field
+    return {
+        "stop": get("stop"),
+        "answer": [get("answer"), get("truncated"), get("error")],
+        "citations": [list(get("citations") or ()), list(get("dropped_citations") or ())],
+        "finished_at": get("finished_at"),
+        "counts": [get("tool_calls"), get("no_progress"), get("evidence_chars"), get("reserve"), get("insufficient")],
+        "calls": list(calls),
+    }
+
+
+def limits() -> dict[str, Any]:
+    return {}
+
+
+def rows_of(scenario: Any) -> list[dict[str, Any]]:
+    """Play ``scenario`` against this side's navigation: one row, the outcome's observables."""
+    from properties.navigation.scenario import run
+
+    try:
+        played = run(scenario, "production")
+    except Exception as error:
+        return [{"error": f"{type(error).__name__}: {error}"}]
+    if played.ran_away:
+        return [{"error": f"ran away: {played.outcome.detail}"}]
+    return [observe(played.outcome, played.record.order)]
+
+
+def save(scenario: Any, path: Path, origin: str) -> Path:
+    """A scenario file whose ``note`` is the review's origin line; its name stays the bulk scenario's."""
+    from properties.navigation.scenario import save as save_scenario
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_scenario(attrs.evolve(scenario, note=origin), path)
+    return path
+
+
+def load(path: Path) -> tuple[Any, str]:
+    from properties.navigation.scenario import load as load_scenario
+
+    scenario = load_scenario(path)
+    return scenario, scenario.note
+
+
+def describe(scenario: Any) -> str:
+    return f"scenario {scenario.name} ({len(scenario.messages)} messages, timeout {scenario.timeout_ms} ms)"
+
+
+def cell(row: "dict[str, Any] | None", name: str) -> str:
+    if row is None:
+        return "-"
+    value = row.get(name)
+    if value is None:
+        return "-"
+    if name == "calls":
+        return " ".join(str(call) for call in value)[:120]
+    return json.dumps(value, separators=(",", ":")) if not isinstance(value, str) else value
