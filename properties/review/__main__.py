@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import shutil
 import subprocess
@@ -76,6 +77,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--no-mutants", action="store_true", help="skip mutmut and the catalogue on the change")
     parser.add_argument("--jobs", type=whole_number(1, 64), default=2, help="mutmut and catalogue workers")
     parser.add_argument("--out", type=Path, default=ROOT / "reports", help="where review.md and review.json go")
+    parser.add_argument("--database", metavar="URL", default=os.environ.get("GUARD_FUZZ_DATABASE") or None,
+                        help="a fuzz fleet's example database (redis://... or a directory): its stored failures are "
+                             "replayed against HEAD (default: $GUARD_FUZZ_DATABASE)")
     parser.add_argument("--show", type=Path, metavar="FILE", help="replay a saved distinguishing item, BASE beside HEAD")
     return parser.parse_args(argv)
 
@@ -119,8 +123,21 @@ def properties_run(tree: Path, seed: int, out: Path, quick: bool, log: Path) -> 
     return subprocess.Popen(command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
+def fleet_replay(url: str, log: Path) -> dict[str, Any]:
+    """The fuzz fleet's stored failures replayed against HEAD (``python -m properties.database``, issue 21 part 5).
+
+    Each stored failure runs once more through HEAD's state machines: one that still fails is a broken promise
+    at HEAD the fleet found, whatever the change touched; a database that cannot be read is reported, not
+    skipped, because the reviewer named it."""
+    done = subprocess.run([sys.executable, "-m", "properties.database", "--database", url], cwd=ROOT, env=_env(ROOT),
+                          capture_output=True, text=True)
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith(("VIOLATED ", "ERROR ", "ok "))]
+    problem = "" if done.returncode in (0, 1) else (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"database": url, "status": done.returncode, "lines": lines, "problem": problem}
+
+
 def _env(tree: Path) -> dict[str, str]:
-    import os
 
     env = {key: value for key, value in os.environ.items() if key != "MUTANT_UNDER_TEST"}
     env.update(PYTHONPATH=str(tree), PYTHONHASHSEED="0", GUARD_SHARED=str(shared_dir()))
@@ -291,6 +308,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show is not None:
             return show(args.show)
         check_clean()
+        if args.database:
+            from properties.database import DatabaseError, open_database
+
+            try:
+                open_database(args.database)
+            except DatabaseError as error:
+                raise UsageError(f"--database {error}")
         base = commit_of(args.base if args.base is not None else default_base())
         head = commit_of("HEAD")
     except UsageError as error:
@@ -357,6 +381,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         timings["verdicts (BASE and HEAD in parallel)"] = time.monotonic() - mark
         head_log = (work / "properties-head.log").read_text(encoding="utf-8", errors="replace")
         print(f"review: verdicts BASE {_ok(verdicts['base'])}  HEAD {_ok(verdicts['head'])}", flush=True)
+        fleet = None
+        if args.database:
+            step = time.monotonic()
+            fleet = fleet_replay(args.database, work / "fleet.log")
+            timings["fleet replay"] = time.monotonic() - step
+            print(f"review: the fleet's stored failures at HEAD: "
+                  + ("; ".join(fleet["lines"]) or fleet["problem"] or "none stored"), flush=True)
         # Part 4: mutation of the change.
         mutmut_result = catalogue_result = None
         mutation_note = ""
@@ -375,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
             reference_changed=reference_changed, adopted=adopted, comparisons=comparisons, saved=saved, verdicts=verdicts,
             head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
-            timings=timings, wall=time.monotonic() - started, counts=counts,
+            timings=timings, wall=time.monotonic() - started, counts=counts, fleet=fleet,
         )
         stryker = None
         if copy is not None:

@@ -68,7 +68,7 @@ def _explorer(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
 def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], drifted: list[str], reference_changed: bool,
           adopted: bool, comparisons: dict[str, Any], saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str,
           sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
-          counts: dict[str, int]) -> dict[str, Any]:
+          counts: dict[str, int], fleet: "dict[str, Any] | None" = None) -> dict[str, Any]:
     invariants = _invariants(verdicts)
     head_report = verdicts.get("head")
     failures: list[str] = []
@@ -83,6 +83,12 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
             failures.append("HEAD's verdict fails: " + "; ".join(head_report.get("reasons", [])))
     counterexamples = [] if head_report is None else list(head_report.get("counterexamples", []))
     violated_lines = [line for line in head_log.splitlines() if line.startswith(("VIOLATED ", "CRASHED "))]
+    if fleet is not None:
+        if fleet["status"] == 1:
+            failures.append("the fleet's stored failures replay at HEAD: "
+                            + "; ".join(line for line in fleet["lines"] if not line.startswith("ok ")))
+        elif fleet["status"] != 0:
+            failures.append(f"the fleet's database {fleet['database']} could not be replayed: {fleet['problem']}")
     if reference_changed and not adopted:
         failures.insert(0, "reference/ changed without adoption (tests/reference_pin.json does not match; "
                            "nox -s adopt-reference)")
@@ -124,6 +130,11 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
                                                   if names else "none"),
         "- behaviour: " + _behaviour_line(comparisons, saved),
         "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
+        "- the fuzz fleet's stored failures at HEAD: " + (
+            "not replayed (no --database)" if fleet is None else
+            f"none replay ({fleet['database']})" if fleet["status"] == 0 else
+            f"REPLAY ({fleet['database']}): " + "; ".join(line for line in fleet["lines"] if not line.startswith("ok "))
+            if fleet["status"] == 1 else f"could not be read: {fleet['problem']}"),
         "- new survivors: " + (mutation_note if mutation_note else
                                (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
                                 if survivors else "none")),
@@ -152,6 +163,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "violated_lines": violated_lines,
         "coverage": _coverage(verdicts), "explorer": _explorer(verdicts),
         "verdict_reasons": {side: (verdicts.get(side) or {}).get("reasons") for side in ("base", "head")},
+        "fleet": fleet,
         "new_survivors": survivors, "catalogue_entries_run": entries, "mutation_note": mutation_note,
         "mutants_tested": 0 if mutmut is None else len(mutmut.mutants),
         "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
@@ -232,6 +244,13 @@ def markdown(data: dict[str, Any]) -> str:
         lines += _table(["scope", "limits", "BASE states", "HEAD states"],
                         [[e["scope"], e["limits"], *(f"{e[s]['states']:,}{'' if e[s]['complete'] else ' (bounded)'}" if s in e else "-"
                                                      for s in ("base", "head"))] for e in data["explorer"]])
+    fleet = data.get("fleet")
+    lines += ["", "## The fuzz fleet's stored failures at HEAD", ""]
+    if fleet is None:
+        lines.append("Not replayed: no `--database` (or `GUARD_FUZZ_DATABASE`) was named.")
+    else:
+        lines.append(f"`python -m properties.database --database {fleet['database']}` at HEAD, exit {fleet['status']}:")
+        lines += [""] + [f"- {line}" for line in fleet["lines"]] + ([f"- {fleet['problem']}"] if fleet["problem"] else [])
     lines += ["", "## Mutation of the change", ""]
     if data["mutation_note"]:
         lines.append(data["mutation_note"])

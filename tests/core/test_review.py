@@ -80,7 +80,7 @@ def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subproc
     return done, data
 
 
-def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> None:
+def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_path: Path) -> None:
     # With a new test that holds on both sides: it cannot tell them apart, and the review names it.
     new_test = "def test_lane_of_keeps_only_lane_names() -> None:\n    from guard.budget import lane_of\n\n" \
                "    assert lane_of(\"workspace\") == \"workspace\" and lane_of(7) is None\n\n\n"
@@ -90,9 +90,13 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path) -> N
          '    return lane if isinstance(lane, str) and lane in LANES else None\n'),
         ("tests/budget/test_budget_refusal.py", anchor, new_test + anchor),
     ], "lane_of in one expression")
-    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    # A fleet's database that holds nothing: replayed against HEAD, and said so (issue 21 part 5).
+    fleet = tmp_path / "fleet-db"
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants", "--database", str(fleet))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None
+    assert data["fleet"]["status"] == 0 and "ok budget: no stored failure replays" in data["fleet"]["lines"]
+    assert f"none replay ({fleet})" in (repo / "reports" / "review.md").read_text(encoding="utf-8")
     assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.lane_of"]
     test = "tests/budget/test_budget_refusal.py::test_lane_of_keeps_only_lane_names"
     assert data["changed_tests"] == [test] and data["non_distinguishing_tests"] == [test]
@@ -201,6 +205,9 @@ def test_a_bad_base_and_a_dirty_tree_are_one_line_and_exit_2(repo: Path) -> None
     done, _data = _review(repo, "no-such-commit")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "does not resolve" in done.stderr
+    done, _data = _review(repo, "HEAD", "--database", "/etc/hostname")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "--database" in done.stderr, done.stderr
     (repo / "guard" / "budget.py").write_text((repo / "guard" / "budget.py").read_text() + "\n", encoding="utf-8")
     try:
         done, _data = _review(repo, "HEAD")
