@@ -228,6 +228,13 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return json.loads(lines[1])
 
 
+def cell(module: ModuleType, row: "dict[str, Any] | None", name: str) -> str:
+    """A table cell: ``-`` for a step one side never took or an observable it does not have, else the side's own."""
+    if row is None or row.get(name) is None:
+        return "-"
+    return str(module.show(name, row[name]))
+
+
 def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, Any]], head_rows: list[dict[str, Any]],
                observables: Sequence[str], keep: int = 12) -> list[str]:
     """A short table of the last ``keep`` steps: the event, then BASE and HEAD for each observable shown."""
@@ -238,10 +245,10 @@ def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, An
     for index in range(start, len(events)):
         one = base_rows[index] if index < len(base_rows) else None
         two = head_rows[index] if index < len(head_rows) else None
-        mark = "" if all(module.cell(one, name) == module.cell(two, name) for name in observables) else " *"
+        mark = "" if all(cell(module, one, name) == cell(module, two, name) for name in observables) else " *"
         cells = [f"{index}{mark}", module.describe(events[index])]
         for name in observables:
-            cells += [module.cell(one, name), module.cell(two, name)]
+            cells += [cell(module, one, name), cell(module, two, name)]
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     if start:

@@ -137,12 +137,10 @@ def describe(event: Any) -> str:
     return event_summary(event)
 
 
-def cell(row: "dict[str, Any] | None", name: str) -> str:
-    if row is None:
-        return "-"
-    value = row.get(name)
+def show(name: str, value: Any) -> str:
+    """One observable's value as a table cell (``behaviour.cell`` handles a missing row or value)."""
     if name == "counters" and isinstance(value, list):
         return " ".join(f"{label}{'=' + str(v) if v not in (None, []) else '=-'}" for label, v in zip(COUNTER_LABELS, value))
     if name == "exhausted":
         return ",".join(value or []) or "none"
-    return "-" if value is None else str(value)
+    return str(value)

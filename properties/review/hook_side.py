@@ -117,12 +117,8 @@ def describe(event: Any) -> str:
     return describe_event(event)
 
 
-def cell(row: "dict[str, Any] | None", name: str) -> str:
-    if row is None:
-        return "-"
-    value = row.get(name)
-    if value is None:
-        return "-"
+def show(name: str, value: Any) -> str:
+    """One observable's value as a table cell (``behaviour.cell`` handles a missing row or value)."""
     if name == "stop":
         terminal, phase, aborted = value
         return f"{'STOP' if terminal else 'open'}/{phase}" + ("/aborted" if aborted else "")

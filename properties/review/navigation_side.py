@@ -100,12 +100,8 @@ def describe(scenario: Any) -> str:
     return f"scenario {scenario.name} ({len(scenario.messages)} messages, timeout {scenario.timeout_ms} ms)"
 
 
-def cell(row: "dict[str, Any] | None", name: str) -> str:
-    if row is None:
-        return "-"
-    value = row.get(name)
-    if value is None:
-        return "-"
+def show(name: str, value: Any) -> str:
+    """One observable's value as a table cell (``behaviour.cell`` handles a missing row or value)."""
     if name == "calls":
         return " ".join(str(call) for call in value)[:120]
     return json.dumps(value, separators=(",", ":")) if not isinstance(value, str) else value
