@@ -99,6 +99,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import hashlib
 import multiprocessing
 import os
 import sys
@@ -115,6 +116,8 @@ from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties import work_bound
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
+from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
+from properties.trace import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import (
     BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, runaway_message, snap_production,
@@ -559,6 +562,9 @@ class Canon:
     drop_dead: bool = True
     #: The refusal-kind symmetry: a state and its image with the two kinds swapped are one state.
     kinds: bool = True
+    #: Check every symmetry the form merges by on every edge searched (``Expander._check_step`` and its
+    #: siblings); off only to measure what the checks cost (``properties.bench``).
+    verify: bool = True
 
 
 _new_key = tuple.__new__
@@ -638,6 +644,80 @@ def swap_kinds(key: CopyKey) -> CopyKey:
         correction=_KIND_SWAP.get(key.correction, key.correction),
         kinds=tuple(sorted(_KIND_SWAP.get(kind, kind) for kind in key.kinds)),
     )
+
+
+_LANE_SWAP = {LANES[0]: LANES[1], LANES[1]: LANES[0]}
+#: (source event, its image) by the source's id and the permutation's name; the source is kept so its id stays its own.
+_EVENT_IMAGES: dict[tuple[str, int], tuple[Event, Event]] = {}
+
+
+def _relabel(label: str, swap: dict[str, str]) -> str:
+    return " ".join(swap.get(word, word) for word in label.split(" "))
+
+
+def mirror_event(event: Event) -> Event:
+    """An event with its lane swapped; an event without a lane is its own mirror."""
+    if type(event) is not Result or event.lane not in _LANE_SWAP:
+        return event
+    return attrs.evolve(event, lane=_LANE_SWAP[event.lane], label=_relabel(event.label, _LANE_SWAP))
+
+
+def swap_event_kinds(event: Event) -> Event:
+    """A refusal without a lane with the other kind; any other event is fixed.
+
+    A refusal in a lane is fixed too: the alphabet offers it with one kind
+    (``_failures``), standing for both. Fixing it makes the check verify just
+    that: a copy whose kinds are swapped, given the same lane refusal, must
+    end in the swapped successor, which fails if the code keeps a lane
+    refusal's kind anywhere.
+    """
+    if type(event) is not Result or event.lane is not None or event.correctable_refusal not in _KIND_SWAP:
+        return event
+    return attrs.evolve(
+        event, correctable_refusal=_KIND_SWAP[event.correctable_refusal], label=_relabel(event.label, _KIND_SWAP),
+    )
+
+
+#: The budget's declared symmetries, as permutations of its own names: the two lanes, the two refusal kinds.
+SYMMETRIES = (
+    Permutation("lanes", ("lanes",), lambda key: _mirror(key), mirror_event),
+    Permutation("kinds", ("kinds",), lambda key: _swap_kinds(key), swap_event_kinds),
+)
+
+
+def checked_group(canon: "Canon") -> tuple[Permutation, ...]:
+    """The permutations a canonical form merges by (each used symmetry and their composition), when it verifies them."""
+    if not canon.verify:
+        return ()
+    used = [permutation for permutation, on in zip(SYMMETRIES, (canon.symmetry, canon.kinds)) if on]
+    return group(used)
+
+
+def symmetry_names(canon: "Canon") -> tuple[str, ...]:
+    """The declared symmetries a canonical form uses (and checks, unless ``verify`` is off)."""
+    return tuple(permutation.name for permutation, on in zip(SYMMETRIES, (canon.symmetry, canon.kinds)) if on)
+
+
+def without(canon: "Canon", parts: Sequence[str]) -> "Canon":
+    """``canon`` without the named symmetries: the form a scope is searched again with once they broke."""
+    return attrs.evolve(
+        canon, symmetry=canon.symmetry and "lanes" not in parts, kinds=canon.kinds and "kinds" not in parts,
+    )
+
+
+def _differs(expected: CopyKey, got: CopyKey) -> str:
+    """The fields where a permuted step's successor differs from the permuted successor, for a one-line report."""
+    fields = [f"{name} {theirs!r} (expected {ours!r})" for name, ours, theirs in zip(CopyKey._fields, expected, got) if ours != theirs]
+    return ", ".join(fields) or "another memory bit or admission"
+
+
+def image_event(permutation: Permutation, event: Event) -> Event:
+    """``permutation.event(event)``, made once per event object (the alphabets' events live as long as the module)."""
+    slot = (permutation.name, id(event))
+    found = _EVENT_IMAGES.get(slot)
+    if found is None or found[0] is not event:
+        found = _EVENT_IMAGES[slot] = (event, permutation.event(event))
+    return found[1]
 
 
 def _settled(copies: Sequence[CopyKey], history: History) -> bool:
@@ -929,6 +1009,13 @@ class ConfigResult:
     tally: Tally = attrs.field(factory=Tally, eq=False, repr=False)
     #: The canonical states reached, when asked for (``keep_states``; the tests compare canonical forms).
     reached: frozenset = attrs.field(default=frozenset(), eq=False, repr=False)
+    #: The declared symmetries the search merged by, each checked on every edge (``Canon.verify``).
+    symmetries: tuple[str, ...] = ()
+    #: Whether they were checked; False only when a caller turned the checks off (``Canon.verify``).
+    verified: bool = True
+    #: The symmetries found broken, in the order found: each withdrew the search that assumed it, and this row
+    #: is the search made again without them.
+    broken: tuple[SymmetryBreak, ...] = ()
 
     @property
     def violation(self) -> Violation | None:
@@ -949,15 +1036,26 @@ class ConfigResult:
     def edges_per_second(self) -> float:
         return self.edges / self.seconds if self.seconds > 0 else float("inf")
 
+    @property
+    def symmetry_text(self) -> str:
+        """What the search merged by: the symmetries checked, or none."""
+        if not self.symmetries:
+            return "no symmetry merged"
+        return f"symmetries {' and '.join(self.symmetries)} {'checked on every edge' if self.verified else 'NOT checked'}"
+
     def row(self) -> str:
         reach = "fixpoint" if self.complete else f"depth {self.depth}"
         verdict = f"VIOLATED {self.violation.invariant}" if self.violation else "ok" if self.finished else "CUT SHORT"
-        return (
+        if self.broken:
+            verdict = f"symmetry broken ({', '.join(b.symmetry for b in self.broken)}); searched again: {verdict}"
+        lines = [
             f"{self.name:<20} {self.states:>9,} states {self.edges:>10,} edges  depth {self.depth:>3}  "
             f"{'complete' if self.complete else 'bounded ':<8}  {self.seconds:6.2f} s  "
-            f"{self.states_per_second:>9,.0f} states/s  {self.edges_per_second:>9,.0f} edges/s  {verdict}"
-            f"\n{'':<20} {self.limits}  ({reach})"
-        )
+            f"{self.states_per_second:>9,.0f} states/s  {self.edges_per_second:>9,.0f} edges/s  {verdict}",
+            f"{'':<20} {self.limits}  ({reach}; {self.symmetry_text})",
+        ]
+        lines.extend(f"{'':<20} {broken.line()}" for broken in self.broken)
+        return "\n".join(lines)
 
 
 @attrs.frozen
@@ -1121,6 +1219,31 @@ def _trace(
     image the search judged. Cost: path length x images x alphabet real steps,
     once per violation; the search itself is unchanged.
     """
+    prototypes = _prototypes(config)
+    walkers = _walk(config, canon, chain)
+    if walkers is None:
+        return None
+    key = chain[-1]
+    judged = _events_of(key, config)[number]
+    # The event the search judged first, then the rest of the alphabet: the same violation may need another.
+    order = [judged] + [event for event in _events_of(key, config) if event is not judged]
+    for template in order:
+        for walker in walkers:
+            for event, _fresh in _actual_events(template, key, walker):
+                monitor = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)))
+                after, found = _advance(walker, event, monitor)
+                if probed and not any(violation.invariant == invariant for violation in found):
+                    after, found = _advance(after, PROBE_EVENT, monitor)
+                if any(violation.invariant == invariant for violation in found):
+                    return after.events
+    return None
+
+
+def _walk(config: Config, canon: Canon, chain: Sequence[State]) -> list[_Walker] | None:
+    """Every distinct actual state (up to the four lane and kind images) a real trace reaches along ``chain``.
+
+    The forward walk of ``_trace``: None when no real trace follows the chain.
+    """
     plain = attrs.evolve(canon, symmetry=False, kinds=False)
     prototypes = _prototypes(config)
     quiet = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)), invariants=(), failure_ends_probes="off")
@@ -1138,20 +1261,50 @@ def _trace(
         if not kept:
             return None
         walkers = list(kept.values())
+    return walkers
+
+
+def _symmetry_traces(
+    config: Config, canon: Canon, chain: Sequence[State], number: int, permutation: Permutation,
+) -> tuple[tuple[Event, ...], tuple[Event, ...]]:
+    """(a real trace to the searched state and its event ``number``, its image under ``permutation``).
+
+    The walk prefers the actual state that is the searched representative
+    itself (its key without the symmetries equals the canonical one), since
+    that is the state whose step the check permuted; every edge before it
+    passed the checks, so the image of the trace is a real trace as well.
+    When the break is found at the initial state or in an alphabet, the
+    trace is just the path there. Empty traces when no real trace follows
+    the chain (then the budget is asymmetric before the break, which the
+    checks exclude; said rather than raised).
+    """
+    walkers = _walk(config, canon, chain)
+    if not walkers:
+        return (), ()
     key = chain[-1]
-    judged = _events_of(key, config)[number]
-    # The event the search judged first, then the rest of the alphabet: the same violation may need another.
-    order = [judged] + [event for event in _events_of(key, config) if event is not judged]
-    for template in order:
-        for walker in walkers:
-            for event, _fresh in _actual_events(template, key, walker):
-                monitor = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)))
-                after, found = _advance(walker, event, monitor)
-                if probed and not any(violation.invariant == invariant for violation in found):
-                    after, found = _advance(after, PROBE_EVENT, monitor)
-                if any(violation.invariant == invariant for violation in found):
-                    return after.events
-    return None
+    plain = attrs.evolve(canon, symmetry=False, kinds=False)
+    walker = next((w for w in walkers if encode(w.budgets, w.history, plain) == key), walkers[0])
+    events = _events_of(key, config)
+    trace = walker.events
+    if number is not None and number < len(events):
+        event, _fresh = _actual_events(events[number], key, walker)[0]
+        trace = trace + (event,)
+    return trace, tuple(permutation.event(event) for event in trace)
+
+
+def save_symmetry_traces(config: Config, broken: SymmetryBreak, out_dir: Path) -> SymmetryBreak:
+    """Save both sides of a break as trace files (``guard-trace/1``); the break with their paths."""
+    files = []
+    for side, events in (("kept", broken.kept), ("image", broken.image)):
+        origin = (
+            f"explorer {config.name}: symmetry broken ({broken.symmetry}, {broken.where}): {broken.detail}; "
+            + ("the trace the search ran" if side == "kept" else "its image, the side the canonical form dropped")
+        )
+        body = Trace(name="", events=tuple(events), limits=config.oracle, origin=origin)
+        digest = hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()[:8]
+        name = f"explorer-symmetry-{broken.symmetry.replace(' ', '-')}-{side}-{len(events)}steps-{digest}"
+        files.append(save_trace(attrs.evolve(body, name=name), Path(out_dir) / f"{name}.json"))
+    return attrs.evolve(broken, files=tuple(files))
 
 
 def _path(
@@ -1338,6 +1491,186 @@ class Expander:
         self.key_numbers: dict[CopyKey, int] = {}
         self.history_numbers: dict[tuple, int] = {}
         self.families: dict[tuple, int] = {}
+        #: The permutations checked on every edge (``checked_group``): empty when the form merges by none.
+        self.group = checked_group(canon)
+        #: Element ``a`` (0: the identity, ``n``: ``group[n - 1]``) composed with each permutation, as such a number.
+        elements = [frozenset()] + [frozenset(permutation.parts) for permutation in self.group]
+        self.products = [[elements.index(element ^ other) for other in elements[1:]] for element in elements]
+        #: Pair number -> (its pair, per permutation the pair of the permuted step), made with the transition.
+        self.pair_images: dict[int, tuple] = {}
+        #: Alphabet (by identity) -> per permutation, where each event's image stands in it (``_check_alphabet``).
+        self.images: dict[int, tuple] = {}
+        #: Pair number -> its (snapshot before, after, memory bit, admission): a judged step's moves, rebuilt.
+        self.pair_values: list[tuple] = []
+        #: Where the checks' own judgements and probes are counted: they are not steps of the search.
+        self.scratch = Tally()
+
+    def initial_break(self) -> SymmetryBroken | None:
+        """The initial state must be its own image under every permutation checked, or merging starts unsound."""
+        raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
+        for permutation in self.group:
+            for name, key in zip(ALL_COPIES, raw):
+                if permutation.key(key) != key:
+                    return SymmetryBroken(permutation, "the initial state", f"copy {name} is not its own image")
+        return None
+
+    def _check_alphabet(self, events: tuple[Event, ...]) -> None:
+        """Every permutation maps the alphabet offered from a state onto itself (events compared without labels).
+
+        Keeps, per permutation, where each event's image stands in the
+        alphabet (``images``): a permuted step is then made of the alphabet's
+        own events, so its transitions and its verdict are the ones the search
+        keeps in its caches, and a check whose permuted step the search meets
+        anyway costs a look-up.
+        """
+        def signature(event: Event) -> str:
+            return repr(attrs.evolve(event, label=""))
+
+        where = {signature(event): number for number, event in enumerate(events)}
+        images = []
+        for permutation in self.group:
+            row = []
+            for number, event in enumerate(events):
+                found = where.get(signature(image_event(permutation, event)))
+                if found is None:
+                    self.stepping = number
+                    raise SymmetryBroken(permutation, "the alphabet", f"the image of {event.label or event!r} is not offered")
+                row.append(found)
+            images.append(tuple(row))
+        self.images[id(events)] = tuple(images)
+
+    def _check_step(
+        self, index: int, key: CopyKey, events: tuple[Event, ...], number: int, transition: Transition, remembered: int = 0,
+    ) -> None:
+        """The permuted copy stepped with the permuted event ends in the permuted successor, by the real code.
+
+        Checked once per transition made (a transition is a pure function of
+        the copy's key, the event and its flags, and every edge is made of
+        transitions), so every edge searched is covered. The permuted step is
+        looked up in (or added to) the same caches the search steps through:
+        it is a step of the state the canonical form merged, which the search
+        would otherwise make when it meets that key. Every permutation is an
+        involution, so a transition found there was checked when it was made.
+        ``key`` is the copy's key as the search holds it (without its memory
+        when ids are unordered; ``remembered`` then says whether the
+        representative remembers the event's id).
+        """
+        unordered = not self.canon.ordered_ids
+        group = self.groups[index]
+        images = []
+        rows = self.rows
+        if id(events) not in self.images:
+            # Moves asked for outside ``expand`` (the tests') have not had their alphabet checked yet.
+            self._check_alphabet(events)
+        for permutation, where in zip(self.group, self.images[id(events)]):
+            moved = permutation.key(key)
+            moved_number = where[number]
+            if moved == key and moved_number == number:
+                images.append(transition)
+                continue
+            if unordered:
+                _event, template, _label, representative, mask = self._plan(index, events)[moved_number]
+                known = self.bare_steps[group].setdefault(moved, {})
+                slot = (template, remembered, mask)
+                image = known.get(slot)
+                if image is None:
+                    budget = decode_copy(self.prototypes[index], _with_seen(moved, (_REPRESENTATIVE,) if remembered else ()))
+                    image = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+                expected = permutation.key(_with_seen(transition.after, ()))
+                got = _with_seen(image.after, ())
+                same_memory = (_REPRESENTATIVE in image.after.seen) == (_REPRESENTATIVE in transition.after.seen)
+            else:
+                moved_event = events[moved_number]
+                known = self.steps[group].setdefault(moved, {})
+                slot = (id(moved_event), self._mask(index, moved_event))
+                image = known.get(slot)
+                if image is None:
+                    budget = decode_copy(self.prototypes[index], moved)
+                    image = known[slot] = self._step(index, budget, moved_event, self.snappers[index](budget))
+                expected, got, same_memory = permutation.key(transition.after), image.after, True
+            if got != expected or not same_memory or image.seen != transition.seen or image.admitted != transition.admitted:
+                event = events[number]
+                raise SymmetryBroken(
+                    permutation, f"copy {ALL_COPIES[index]}'s step",
+                    f"{event.label or type(event).__name__} from the permuted state gives {_differs(expected, got)}",
+                )
+            images.append(image)
+        # Every pair of the orbit gets its images: the image transitions are the search's own from now on, and
+        # the image of ``a(t)`` under ``b`` is ``t``'s image under the composition ``a b`` (commuting involutions).
+        orbit = [(rows.get(id(transition)) or self._row(transition))[0]]
+        orbit.extend([(rows.get(id(image)) or self._row(image))[0] for image in images])
+        pair_images = self.pair_images
+        for element, pair in enumerate(orbit):
+            known = pair_images.get(pair)
+            if known is None:
+                pair_images[pair] = [orbit[other] for other in self.products[element]]
+
+    def _check_judge(
+        self, events: tuple[Event, ...], number: int, pairs: tuple, step_events: tuple, state_number: int,
+        history: tuple, index: int, verdict: "_Verdict",
+    ) -> None:
+        """The catalogue judges the permuted step as it judged the step: nothing violated, the same exercised, the same history.
+
+        Once per verdict: a step judged before is a step checked before. The
+        permuted step's verdict is read from the search's memo when it is
+        there; otherwise it is judged on a scratch tally (it is not a step of
+        the search, and counts nothing) and kept in the memo, where the search
+        counts it when it meets that step itself, as it counts any repeat.
+        Measured on the counters search: keeping them saves a third of the
+        judgements the checks would make otherwise.
+        """
+        for number_of, permutation in enumerate(self.group):
+            moved_number = self.images[id(events)][number_of][number]
+            moved_pairs = tuple([self.pair_images[pair][number_of] for pair in pairs])
+            if moved_number == number and moved_pairs == pairs:
+                continue
+            step_key = (step_events[moved_number], state_number, moved_pairs)
+            image = self.verdicts.get(step_key) if self.memo else None
+            found: list[Violation] = []
+            if image is None:
+                moves = [_new_key(Move, (None, *self.pair_values[pair], pair, 0, 0)) for pair in moved_pairs]
+                before = {name: move.before_snap for name, move in zip(ALL_COPIES, moves)}
+                fresh_ids = {name: not snap.terminal for name, snap in before.items()}
+                tally, monitor = self.tally, self.edge_monitor
+                self.tally = monitor.tally = self.scratch
+                try:
+                    found, _history, image = self.judge(events[moved_number], moves, history, index, before, fresh_ids)
+                finally:
+                    self.tally = monitor.tally = tally
+                self.scratch = Tally()
+                if self.memo and not found:
+                    self.verdicts[step_key] = image
+            if found or image.exercised != verdict.exercised or image.history != verdict.history:
+                what = (
+                    "breaks " + ", ".join(violation.invariant for violation in found) if found
+                    else f"exercises {', '.join(image.exercised) or 'nothing'} (the step: {', '.join(verdict.exercised) or 'nothing'})"
+                    if image.exercised != verdict.exercised else "leaves another history"
+                )
+                event = events[number]
+                raise SymmetryBroken(permutation, "the catalogue's judgement", f"the permuted {event.label or type(event).__name__} {what}")
+
+    def _check_probe(self, reference: CopyKey, production: CopyKey, found: list[Violation]) -> None:
+        """B13, a property of P's state, gives the permuted state the same answer."""
+        names = {violation.invariant for violation in found}
+        for permutation in self.group:
+            moved_p, moved_r = permutation.key(production), permutation.key(reference)
+            if moved_p.core == production.core and moved_r == reference:
+                continue
+            monitor = self.probe_monitor
+            tally = monitor.tally
+            monitor.tally = self.scratch
+            try:
+                monitor.budgets = {"R": decode_copy(self.prototypes[_R], moved_r), "P": decode_copy(self.prototypes[_P], moved_p)}
+                image = monitor.step(PROBE_EVENT)
+            finally:
+                monitor.tally = tally
+            self.scratch.violations.clear()
+            if {violation.invariant for violation in image} != names:
+                raise SymmetryBroken(
+                    permutation, "B13's probe of P",
+                    f"the permuted state {'breaks ' + ', '.join(v.invariant for v in image) if image else 'holds'}, the state "
+                    f"{'breaks ' + ', '.join(sorted(names)) if names else 'holds'}",
+                )
 
     def start(self) -> tuple[State, list[Violation]]:
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
@@ -1354,15 +1687,19 @@ class Expander:
         and B13 probes every lane).
         """
         core = production.core
-        other = _mirror(production).core
-        if other < core:
-            core = other
+        if self.canon.symmetry:
+            other = _mirror(production).core
+            if other < core:
+                core = other
         if core in self.probed:
             return []
         self.probed.add(core)
         self.probe_monitor.budgets = {"R": decode_copy(self.prototypes[_R], reference), "P": decode_copy(self.prototypes[_P], production)}
         self.probe_monitor.index = index
-        return self.probe_monitor.step(PROBE_EVENT)
+        found = self.probe_monitor.step(PROBE_EVENT)
+        if self.group:
+            self._check_probe(reference, production, found)
+        return found
 
     def _mask(self, index: int, event: Event) -> tuple:
         """The seeds' flags of ``event`` as the copy ``index`` receives them (``properties.budget.copies.applier``)."""
@@ -1400,6 +1737,8 @@ class Expander:
                     before = self.snappers[index](template)
                 self.stepping = number
                 transition = known[slot] = self._step(index, template, event, before)
+                if self.group:
+                    self._check_step(index, key, events, number, transition)
             out.append(self._move(index, transition, transition.after))
         return tuple(out)
 
@@ -1440,6 +1779,8 @@ class Expander:
                         self.prototypes[index], _with_seen(key, (_REPRESENTATIVE,) if remembered else ()),
                     )
                 transition = known[slot] = self._step(index, budget, representative, self.snappers[index](budget))
+                if self.group:
+                    self._check_step(index, key, events, number, transition, remembered)
             found = rows.get(id(transition))
             if found is None:
                 found = self._row(transition)
@@ -1524,9 +1865,10 @@ class Expander:
 
     def _row(self, transition: Transition) -> tuple:
         """(its pair number, its after key without memory, the transition), kept per transition."""
-        pair = self.pairs.setdefault(
-            (transition.before_snap, transition.after_snap, transition.seen, transition.admitted), len(self.pairs),
-        )
+        value = (transition.before_snap, transition.after_snap, transition.seen, transition.admitted)
+        pair = self.pairs.setdefault(value, len(self.pairs))
+        if pair == len(self.pair_values):
+            self.pair_values.append(value)
         after = transition.after
         # The transition is kept with its pair, so that its id stays its own.
         found = self.rows[id(transition)] = (pair, _with_seen(after, ()) if after.seen else after, transition)
@@ -1701,6 +2043,11 @@ class Expander:
             events = _events_of(key, self.config)
             edges += len(events)
             tag = id(events)
+            if self.group and tag not in self.images:
+                try:
+                    self._check_alphabet(events)
+                except SymmetryBroken as broken:
+                    return children, (position, self.stepping, [], False, broken), edges - len(events) + self.stepping + 1
             entries = []
             labels, duplicates, family, step_events = self._labels(events)
             if unordered:
@@ -1718,6 +2065,9 @@ class Expander:
                         number = self.stepping
                         runaway = [Violation("B6", depth, runaway_message(error), BY_ID["B6"].title)]
                         return children, (position, number, runaway, False), edges - len(events) + number + 1
+                    except SymmetryBroken as broken:
+                        number = self.stepping
+                        return children, (position, number, [], False, broken), edges - len(events) + number + 1
                 entries.append(found)
             columns = list(zip(*entries))
             pair_columns = zip(*columns[1])
@@ -1747,6 +2097,11 @@ class Expander:
                     violations, after_history, verdict = judge(events[number], move_columns[number], history, depth, before, fresh_ids)
                     if violations:
                         return children, (position, number, violations, False), edges - len(events) + number + 1
+                    if self.group:
+                        try:
+                            self._check_judge(events, number, pairs, step_events, state_number, history, depth, verdict)
+                        except SymmetryBroken as broken:
+                            return children, (position, number, [], False, broken), edges - len(events) + number + 1
                     if memo:
                         verdicts[step_key] = verdict
                 else:
@@ -1774,7 +2129,10 @@ class Expander:
                 seen.add(child)
                 children.append((position, number, child))
                 # Numbered as Monitor.step numbers it: the step of the event that reached this state (0-based).
-                bad = self.probe(afters[_R], afters[_P], depth)
+                try:
+                    bad = self.probe(afters[_R], afters[_P], depth)
+                except SymmetryBroken as broken:
+                    return children, (position, number, [], True, broken), edges - len(events) + number + 1
                 if bad:
                     return children, (position, number, bad, True), edges - len(events) + number + 1
         return children, None, edges
@@ -1900,20 +2258,46 @@ class _Pool:
 
 def explore(
     config: Config, tally: Tally, canon: Canon | None = None, max_states: int = MAX_STATES, workers: int = 1,
-    keep_states: bool = False, memo: bool = True,
+    keep_states: bool = False, memo: bool = True, out_dir: Path | None = None,
 ) -> ConfigResult:
     """Breadth-first search of ``config``; check counts go into ``tally``; stops at the first violation.
 
     With ``workers`` > 1 each level is split between forked processes; the
     states, edges, order and any counterexample are the same as with one (B13's
     per-state probes may be repeated across workers, so its check count is not).
+
+    Every symmetry the canonical form merges by is checked on every edge
+    (``Expander._check_step``, ``_check_judge``, ``_check_probe``, and the
+    initial state and each alphabet). When one is broken the search stops,
+    its claim is withdrawn (nothing it counted is kept), the break is
+    recorded with the shortest trace that shows it (saved under ``out_dir``
+    when given), and the scope is searched again without that symmetry; the
+    row returned is the last search's, naming every break. Decision: a broken
+    symmetry does not fail the run by itself: the search made without it is
+    sound, so its verdict (a violation, a proof, or cut short by
+    ``max_states``, never proved) is the scope's.
     """
-    with _collector_for_search():
-        return _explore(config, tally, canon, max_states, workers, keep_states, memo)
+    canon = canon or _canon_for(config)
+    broken: list[SymmetryBreak] = []
+    started = time.perf_counter()
+    while True:
+        # A search withdrawn by a broken symmetry counts nothing: its steps are judged again by the next one.
+        part = Tally()
+        with _collector_for_search():
+            row = _explore(config, part, canon, max_states, workers, keep_states, memo, out_dir)
+        if not row.broken:
+            break
+        broken.extend(row.broken)
+        canon = without(canon, row.broken[-1].parts)
+    tally.merge(part)
+    if not broken:
+        return row
+    return attrs.evolve(row, broken=tuple(broken), seconds=time.perf_counter() - started)
 
 
 def _explore(
     config: Config, tally: Tally, canon: Canon | None, max_states: int, workers: int, keep_states: bool, memo: bool,
+    out_dir: Path | None = None,
 ) -> ConfigResult:
     started = time.perf_counter()
     canon = canon or _canon_for(config)
@@ -1930,8 +2314,10 @@ def _explore(
     canonical_path: tuple[Event, ...] | None = path
     exact = True
     truncated = False
+    broken: SymmetryBroken | None = local.initial_break()
+    chain_to: tuple[State, int | None] | None = (start, None) if broken else None
     try:
-        while frontier and not violations and (config.max_depth is None or depth < config.max_depth):
+        while frontier and not violations and broken is None and (config.max_depth is None or depth < config.max_depth):
             _freeze_level()
             local.known = len(parents)
             if progress.active():
@@ -1950,6 +2336,12 @@ def _explore(
                 following.append(child)
             edges += level_edges
             depth += 1
+            if found is not None and len(found) > 4:
+                position, number, _none, probed, broken = found
+                key = frontier[position]
+                # A break found at a child (B13's probe) is shown by the trace to that child.
+                chain_to = (next(child for at, n, child in children if at == position and n == number), None) if probed else (key, number)
+                break
             if found is not None:
                 position, number, violations, probed = found
                 key = frontier[position]
@@ -1963,7 +2355,16 @@ def _explore(
                 break
     finally:
         counts = local.counts() if pool is None else _merge(pool.close(), local.counts())
-    complete = not violations and not truncated and not frontier
+    complete = not violations and not truncated and not frontier and broken is None
+    breaks: tuple[SymmetryBreak, ...] = ()
+    if broken is not None and chain_to is not None:
+        state, number = chain_to
+        kept, image = _symmetry_traces(config, canon, _chain(parents, state), number, broken.permutation)
+        record_ = SymmetryBreak(
+            broken.permutation.name, broken.permutation.parts, broken.where, broken.detail, len(kept) if kept else depth,
+            kept, image,
+        )
+        breaks = (save_symmetry_traces(config, record_, out_dir) if out_dir is not None else record_,)
     for violation in violations:
         if violation not in counts.violations:
             counts.violations.append(violation)
@@ -1973,6 +2374,7 @@ def _explore(
         complete=complete, seconds=time.perf_counter() - started, violations=tuple(violations), path=path,
         exact=exact, canonical_path=canonical_path if violations else None,
         tally=counts, max_depth=config.max_depth, reached=frozenset(parents) if keep_states else frozenset(),
+        symmetries=symmetry_names(canon), verified=canon.verify, broken=breaks,
     )
 
 
@@ -2037,7 +2439,7 @@ def run_explorer(
     if workers is None:
         workers = 1 if mode == "quick" else max(1, min(2, os.cpu_count() or 1))
     for config in configs if configs is not None else configurations(mode):
-        row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers)
+        row = explore(config, tally, max_states=MODE_MAX_STATES[mode], workers=workers, out_dir=out_dir)
         rows.append(row)
         if row.violation is not None:
             # The path is a real trace (``_trace``); only when none follows the canonical path does the file say so.
