@@ -179,7 +179,7 @@ BASELINE_MODULE = "properties.explorer"
 CURRENT_MODULE = "properties.budget.explorer"
 
 #: The scopes compared: the default run's proofs and its two real-limits searches.
-#: (name, scope arguments for ``_small`` or None for the real limits, fingerprints, depth, alphabet)
+#: (name, scope arguments for ``small_limits`` or None for the real limits, fingerprints, depth, alphabet)
 COMPARED = (
     ("small c1 t3", (1, 3, 1, 1, 1, 1, 1), True, None, "full"),
     ("small c3 t5", (3, 5, 1, 1, 1, 1, 1), False, None, "full"),
@@ -196,13 +196,18 @@ import attrs
 job = json.loads(sys.argv[1])
 mod = importlib.import_module(job["module"])
 from guard.limits import Limits
+# The public names today; an older commit's explorer (the baseline) had them private, so they are looked up by either.
+def named(public, private):
+    return getattr(mod, public, None) or getattr(mod, private)
 if job["scope"] is not None:
-    config = mod._scope(job["name"], mod._small(*job["scope"]), fingerprints=job["fingerprints"])
+    config = named("small_scope", "_scope")(job["name"], named("small_limits", "_small")(*job["scope"]), fingerprints=job["fingerprints"])
 else:
     config = mod.Config(job["name"], Limits(), job["depth"], mod.SPEC_LIMITS, alphabet=job["alphabet"])
-canon = mod._canon_for(config)
+canon = named("canon_for", "_canon_for")(config)
 if job["plain_kinds"]:
     canon = attrs.evolve(canon, kinds=False)
+if job.get("unchecked") and "verify" in attrs.fields_dict(type(canon)):
+    canon = attrs.evolve(canon, verify=False)
 import resource, time
 def cpu():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -168,7 +168,7 @@ class Config:
         )
 
 
-def _small(consecutive: int, total: int, rounds: int, free: int, identical: int, seen: int, successes: int) -> Limits:
+def small_limits(consecutive: int, total: int, rounds: int, free: int, identical: int, seen: int, successes: int) -> Limits:
     return Limits(
         consecutive_failures=consecutive, total_failures=total, rounds_without_progress=rounds,
         identical_successes=identical, corrected_attempts=SPEC_LIMITS.corrected_attempts, free_empty_lookups=free,
@@ -176,7 +176,7 @@ def _small(consecutive: int, total: int, rounds: int, free: int, identical: int,
     )
 
 
-def _scope(name: str, spec: Limits, **options: Any) -> Config:
+def small_scope(name: str, spec: Limits, **options: Any) -> Config:
     """A small scope to its fixpoint. Its deferral allowance is the real one, so production keeps its own default.
 
     That way a changed default for ``corrected_attempts`` in ``guard/limits.py``
@@ -214,16 +214,16 @@ def configurations(mode: bool | str) -> list[Config]:
     if mode not in MODES:
         raise ValueError(f"explorer mode must be one of {MODES}, not {mode!r}")
     tiny = [
-        _scope("small c1 t2", _small(1, 2, 1, 1, 1, 1, 1)),
-        _scope("small c2 t2", _small(2, 2, 1, 1, 1, 1, 1)),
+        small_scope("small c1 t2", small_limits(1, 2, 1, 1, 1, 1, 1)),
+        small_scope("small c2 t2", small_limits(2, 2, 1, 1, 1, 1, 1)),
         # Total 3 leaves room for a third deferral, a second grant of a kind and a grant after a lane failure.
-        _scope("small c1 t3", _small(1, 3, 1, 1, 1, 1, 1)),
+        small_scope("small c1 t3", small_limits(1, 3, 1, 1, 1, 1, 1)),
     ]
     if mode == "quick":
         return tiny + [Config("real limits", Limits(), 4, SPEC_LIMITS)]
     fuses = [
-        _scope("small c3 t5", _small(3, 5, 1, 1, 1, 1, 1), fingerprints=False),
-        _scope("small c4 t6", _small(4, 6, 1, 1, 1, 1, 1), fingerprints=False),
+        small_scope("small c3 t5", small_limits(3, 5, 1, 1, 1, 1, 1), fingerprints=False),
+        small_scope("small c4 t6", small_limits(4, 6, 1, 1, 1, 1, 1), fingerprints=False),
     ]
     if mode == "default":
         return tiny + fuses + [
@@ -233,7 +233,7 @@ def configurations(mode: bool | str) -> list[Config]:
         ]
     return tiny + fuses + [
         # Two rounds and two free lookups: a round after a reset, the second free lookup and the first charged one.
-        _scope("small c4 t8 r2 f2", _small(4, 8, 2, 2, 1, 1, 1), fingerprints=False),
+        small_scope("small c4 t8 r2 f2", small_limits(4, 8, 2, 2, 1, 1, 1), fingerprints=False),
         Config("real limits", Limits(), THOROUGH_DEPTH, SPEC_LIMITS),
         Config("real limits, counters", Limits(), 16, SPEC_LIMITS, alphabet="counters"),
     ]
@@ -1098,11 +1098,29 @@ class ExplorerResult:
         lines = []
         if complete:
             largest = max(complete, key=lambda row: row.states)
-            lines.append(f"proved to the fixpoint: {', '.join(row.name for row in complete)}; largest {largest.name} ({largest.limits}), {largest.seconds:.1f} s")
+            lines.append(
+                f"proved to the fixpoint: {', '.join(row.name + _without(row) for row in complete)}; largest {largest.name} "
+                f"({largest.limits}), {largest.seconds:.1f} s; {_merged_by(complete)}"
+            )
         for row in self.rows:
             if row.max_depth is not None and row.finished and row.violation is None:
-                lines.append(f"searched {row.name} to depth {row.depth}: every trace of up to {row.depth} events")
+                lines.append(f"searched {row.name}{_without(row)} to depth {row.depth}: every trace of up to {row.depth} events")
         return lines
+
+
+def _without(row: ConfigResult) -> str:
+    """How a proof differs from the set's: searched again without the symmetries the guard broke."""
+    if not row.broken:
+        return ""
+    return " (without " + " and ".join(part for broken in row.broken for part in broken.parts) + ", broken)"
+
+
+def _merged_by(rows: Sequence[ConfigResult]) -> str:
+    names = sorted({name for row in rows for name in row.symmetries}, key=lambda name: [s.name for s in SYMMETRIES].index(name))
+    if not names:
+        return "no symmetry merged"
+    checked = all(row.verified for row in rows)
+    return f"symmetries {' and '.join(names)} {'checked on every edge' if checked else 'NOT checked'}"
 
 
 # -- the search ----------------------------------------------------------------------
@@ -1111,7 +1129,7 @@ EDGE_INVARIANTS = tuple(invariant for invariant in CATALOGUE if invariant.id != 
 STATE_INVARIANTS = (BY_ID["B13"],)
 
 
-def _prototypes(config: Config) -> list[Any]:
+def new_prototypes(config: Config) -> list[Any]:
     copies = new_copies(config.limits)
     if config.spec is not None:
         # The reference is the oracle: it runs with the spec's numbers, not with whatever Limits() says.
@@ -1119,7 +1137,7 @@ def _prototypes(config: Config) -> list[Any]:
     return [copies[name] for name in ALL_COPIES]
 
 
-def _canon_for(config: Config) -> Canon:
+def canon_for(config: Config) -> Canon:
     # Without eviction the order of remembered ids cannot matter: every id stays remembered.
     bounded = config.max_depth is not None and config.max_depth <= min(config.limits.seen_calls, config.oracle.seen_calls)
     return Canon(ordered_ids=not bounded)
@@ -1219,7 +1237,7 @@ def _trace(
     image the search judged. Cost: path length x images x alphabet real steps,
     once per violation; the search itself is unchanged.
     """
-    prototypes = _prototypes(config)
+    prototypes = new_prototypes(config)
     walkers = _walk(config, canon, chain)
     if walkers is None:
         return None
@@ -1245,7 +1263,7 @@ def _walk(config: Config, canon: Canon, chain: Sequence[State]) -> list[_Walker]
     The forward walk of ``_trace``: None when no real trace follows the chain.
     """
     plain = attrs.evolve(canon, symmetry=False, kinds=False)
-    prototypes = _prototypes(config)
+    prototypes = new_prototypes(config)
     quiet = Monitor(limits=config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)), invariants=(), failure_ends_probes="off")
     walkers = [_Walker(tuple(clone(prototype) for prototype in prototypes), quiet.history(), (), 0)]
     for key, following in zip(chain, chain[1:]):
@@ -1439,7 +1457,7 @@ class Expander:
         #: (event, history, every copy's move pair) -> _Verdict, for the edges judged so far.
         self.verdicts: dict[tuple, _Verdict] = {}
         self.pairs: dict[tuple, int] = {}
-        self.prototypes = _prototypes(config)
+        self.prototypes = new_prototypes(config)
         self.appliers = [applier(name) for name in ALL_COPIES]
         self.snappers = [snap_reference] + [snap_production] * (len(ALL_COPIES) - 1)
         self.tally = Tally()
@@ -2167,7 +2185,7 @@ def _collector_for_search() -> Any:
     small c4 t6 (``python -m properties.bench``, measured 2026-12-01). So for
     the search the first generation collects every ``SEARCH_GC_THRESHOLD``
     allocations instead of every 700, and each finished level is frozen
-    (``_freeze_level``: ``gc.freeze``, moved to the permanent generation, which
+    (``freeze_level``: ``gc.freeze``, moved to the permanent generation, which
     no collection scans). The collector stays on, so any cycle a budget under
     test makes among new objects is still collected; the thresholds are
     restored and the frozen objects handed back to it afterwards
@@ -2185,7 +2203,7 @@ def _collector_for_search() -> Any:
             gc.unfreeze()
 
 
-def _freeze_level() -> None:
+def freeze_level() -> None:
     """Everything allocated so far outlives the level: no collection need scan it again (``_collector_for_search``)."""
     gc.freeze()
 
@@ -2203,7 +2221,7 @@ def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
             return
         fresh, start, stop, depth = message
         expander.seen.update(fresh)
-        _freeze_level()
+        freeze_level()
         children, violation, edges = expander.expand(fresh[start:stop], depth)
         connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:], edges))
 
@@ -2277,7 +2295,7 @@ def explore(
     sound, so its verdict (a violation, a proof, or cut short by
     ``max_states``, never proved) is the scope's.
     """
-    canon = canon or _canon_for(config)
+    canon = canon or canon_for(config)
     broken: list[SymmetryBreak] = []
     started = time.perf_counter()
     while True:
@@ -2300,7 +2318,7 @@ def _explore(
     out_dir: Path | None = None,
 ) -> ConfigResult:
     started = time.perf_counter()
-    canon = canon or _canon_for(config)
+    canon = canon or canon_for(config)
     local = Expander(config, canon, memo)
     start, start_violations = local.start()
     #: Each state's parent and the number of the event (in the parent's alphabet) that reached it.
@@ -2318,7 +2336,7 @@ def _explore(
     chain_to: tuple[State, int | None] | None = (start, None) if broken else None
     try:
         while frontier and not violations and broken is None and (config.max_depth is None or depth < config.max_depth):
-            _freeze_level()
+            freeze_level()
             local.known = len(parents)
             if progress.active():
                 levels = f"/{config.max_depth}" if config.max_depth is not None else ""

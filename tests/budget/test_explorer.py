@@ -138,16 +138,16 @@ def test_canonical_search_reaches_exactly_the_canonical_images_of_the_plain_sear
     assert plain.complete and reduced.complete
     assert plain.violations == () and reduced.violations == ()
     assert plain.states > reduced.states, "the reductions should merge something"
-    prototypes = explorer._prototypes(scope)
-    canon = explorer._canon_for(scope)
+    prototypes = explorer.new_prototypes(scope)
+    canon = explorer.canon_for(scope)
     images = {encode(decode(key, prototypes), key.history, canon) for key in plain.reached}
     assert images == set(reduced.reached)
 
 
 def test_decoding_a_canonical_state_gives_it_back():
     result = explore(TINY, Tally(), keep_states=True)
-    prototypes = explorer._prototypes(TINY)
-    canon = explorer._canon_for(TINY)
+    prototypes = explorer.new_prototypes(TINY)
+    canon = explorer.canon_for(TINY)
     for key in result.reached:
         assert encode(decode(key, prototypes), key.history, canon) == key
 
@@ -223,9 +223,9 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
     """
     result = explore(scope, Tally(), keep_states=True)
     assert result.finished and result.violations == ()
-    canon = explorer._canon_for(scope)
+    canon = explorer.canon_for(scope)
     expander = explorer.Expander(scope, canon)
-    prototypes = explorer._prototypes(scope)
+    prototypes = explorer.new_prototypes(scope)
     edges = 0
     for state in sorted(result.reached):
         events = explorer._events_of(state, scope)
@@ -441,7 +441,7 @@ def test_the_counterexample_is_a_real_trace_on_the_non_canonical_side(monkeypatc
     # The planted bug is one the canonical events miss: replayed as they are, they break nothing.
     assert first_violation(row.canonical_path, scope.limits, invariant) is None, row.canonical_path
     # The path, delivered as it is to fresh copies, breaks the same invariant on its last event ...
-    states, found = _replay_states(row.path, scope.limits, explorer._canon_for(scope))
+    states, found = _replay_states(row.path, scope.limits, explorer.canon_for(scope))
     assert invariant in {violation.invariant for violation in found}
     assert found[0].step == len(row.path) - 1
     # ... through states the search reached (canonically), as long as the canonical path.
@@ -548,17 +548,17 @@ def test_a_search_hands_the_garbage_collector_back_as_it_found_it():
     before = gc.get_threshold()
     gc.unfreeze()  # whatever froze objects earlier in this process: the search must start from none frozen
     seen_inside = []
-    original = explorer._freeze_level
+    original = explorer.freeze_level
 
     def spy() -> None:
         seen_inside.append((gc.get_threshold()[0], gc.isenabled()))
         original()
 
     try:
-        explorer._freeze_level = spy
-        result = explore(explorer._scope("small c1 t3", explorer._small(1, 3, 1, 1, 1, 1, 1)), Tally())
+        explorer.freeze_level = spy
+        result = explore(explorer.small_scope("small c1 t3", explorer.small_limits(1, 3, 1, 1, 1, 1, 1)), Tally())
     finally:
-        explorer._freeze_level = original
+        explorer.freeze_level = original
     assert result.complete
     # One freeze per level, with the raised threshold and the collector still on.
     assert len(seen_inside) == result.depth
@@ -576,7 +576,7 @@ def test_a_search_leaves_objects_frozen_before_it_frozen():
     gc.freeze()
     try:
         assert not any(found is mine for found in gc.get_objects())
-        explore(explorer._scope("small c1 t3", explorer._small(1, 3, 1, 1, 1, 1, 1)), Tally())
+        explore(explorer.small_scope("small c1 t3", explorer.small_limits(1, 3, 1, 1, 1, 1, 1)), Tally())
         assert not any(found is mine for found in gc.get_objects())
     finally:
         gc.unfreeze()
