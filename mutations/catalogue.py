@@ -667,9 +667,10 @@ RUNAWAY_ENTRIES = [
 
 def _all_entries() -> tuple[Entry, ...]:
     from mutations.navigation_entries import NAVIGATION_ENTRIES
+    from mutations.symmetry_entries import SYMMETRY_ENTRIES
 
     entries = [*BUDGET_001, *BUDGET_002, *BUDGET_000, *BUDGET_EARLIER, *_limit_entries(), *INSPECTION_ENTRIES,
-               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *RUNAWAY_ENTRIES, *NAVIGATION_ENTRIES]
+               *LOOKUP_ENTRIES, *HOOK_ENTRIES, *RUNAWAY_ENTRIES, *NAVIGATION_ENTRIES, *SYMMETRY_ENTRIES]
     ids = [entry.id for entry in entries]
     duplicates = sorted({name for name in ids if ids.count(name) > 1})
     if duplicates:

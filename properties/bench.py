@@ -245,15 +245,18 @@ def _job(module: str, name: str, scope: Any, fingerprints: bool, depth: Any, alp
 
 
 class _Baseline:
-    """A temporary git worktree of ``BASELINE`` (removed on exit)."""
+    """A temporary git worktree of ``commit`` (``BASELINE`` unless told; removed on exit)."""
+
+    def __init__(self, commit: str = BASELINE) -> None:
+        self.commit = commit
 
     def __enter__(self) -> Path | None:
         import tempfile
 
         self.parent = Path(tempfile.mkdtemp(prefix="bench-baseline-"))
-        self.path = self.parent / BASELINE
+        self.path = self.parent / self.commit
         proc = subprocess.run(
-            ["git", "worktree", "add", "--detach", str(self.path), BASELINE], cwd=ROOT, capture_output=True, text=True,
+            ["git", "worktree", "add", "--detach", str(self.path), self.commit], cwd=ROOT, capture_output=True, text=True,
         )
         if proc.returncode != 0:
             self.error = proc.stderr.strip().splitlines()[-1:] or ["git worktree add failed"]
@@ -265,6 +268,77 @@ class _Baseline:
 
         subprocess.run(["git", "worktree", "remove", "--force", str(self.path)], cwd=ROOT, capture_output=True)
         shutil.rmtree(self.parent, ignore_errors=True)
+
+
+def bench_symmetry_cost(repeats: int, timeout: float, add: Any) -> None:
+    """What checking the symmetries costs the explorer: each compared scope with its checks and without, same states.
+
+    One process per exploration, alternating which goes first; CPU seconds
+    (medians of ``repeats``), which a shared machine's load moves far less
+    than wall seconds. The ratio is the checks' own cost (issue 19).
+    """
+    totals = {"checked": 0.0, "unchecked": 0.0}
+    for name, scope, fingerprints, depth, alphabet in COMPARED:
+        runs: dict[str, list[dict[str, Any]]] = {"checked": [], "unchecked": []}
+        for number in range(repeats):
+            for side in (("checked", "unchecked") if number % 2 == 0 else ("unchecked", "checked")):
+                job = _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, 1)
+                job["unchecked"] = side == "unchecked"
+                found = _explore_in(ROOT, job, timeout)
+                if found is None:
+                    add(f"explorer {name}: symmetry checks", "-", f"cut off after {timeout:.0f} s")
+                    return
+                runs[side].append(found)
+        states = {side: {run["states"] for run in found} for side, found in runs.items()}
+        if states["checked"] != states["unchecked"]:
+            raise RuntimeError(f"bench: {name}: the symmetry checks changed the states reached: {states}")
+        cpu = {side: _median([run["seconds"] for run in found]) for side, found in runs.items()}
+        for side in totals:
+            totals[side] += cpu[side]
+        add(f"explorer {name}: with symmetry checks / without", f"{cpu['checked'] / cpu['unchecked']:.2f}x",
+            f"{cpu['checked']:.1f} vs {cpu['unchecked']:.1f} CPU s, {min(states['checked']):,} states either way")
+    add("explorer compared scopes: symmetry checks' cost", f"{totals['checked'] / totals['unchecked']:.2f}x",
+        "CPU seconds with the checks over without, summed over the scopes")
+
+
+#: The commit whose default run the issue 19 budget compares with (the default run within 1.2x of its wall time).
+DEFAULT_RUN_BASELINE = "ed3c667"
+
+
+def bench_default_against(repeats: int, timeout: float, add: Any) -> None:
+    """The default run (``python -m properties``, seed 1) here and at ``DEFAULT_RUN_BASELINE``, alternating; medians."""
+    import resource
+    import tempfile
+
+    with _Baseline(DEFAULT_RUN_BASELINE) as old_root:
+        if old_root is None:
+            add(f"default run vs {DEFAULT_RUN_BASELINE}", "-", "no baseline worktree (git worktree add failed)")
+            return
+        walls: dict[str, list[float]] = {"old": [], "new": []}
+        cpus: dict[str, list[float]] = {"old": [], "new": []}
+        for number in range(repeats):
+            for side in (("old", "new") if number % 2 == 0 else ("new", "old")):
+                root = old_root if side == "old" else ROOT
+                env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+                progress.update(f"default run vs {DEFAULT_RUN_BASELINE}", done=len(walls["old"]) + len(walls["new"]),
+                                total=2 * repeats, unit="runs", side=side, force=True)
+                with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    started = time.perf_counter()
+                    try:
+                        subprocess.run([sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")],
+                                       cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+                    except subprocess.TimeoutExpired:
+                        add(f"default run vs {DEFAULT_RUN_BASELINE}", "-", f"cut off after {timeout:.0f} s")
+                        return
+                    walls[side].append(time.perf_counter() - started)
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cpus[side].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        old, new = _median(walls["old"]), _median(walls["new"])
+        samples = "; ".join(f"{side} " + ", ".join(f"{wall:.1f}" for wall in found) for side, found in walls.items())
+        add(f"default run: now / {DEFAULT_RUN_BASELINE} (wall)", f"{new / old:.2f}x", f"{new:.1f} vs {old:.1f} s; {samples}")
+        add(f"default run: now / {DEFAULT_RUN_BASELINE} (CPU)", f"{_median(cpus['new']) / _median(cpus['old']):.2f}x",
+            f"{_median(cpus['new']):.1f} vs {_median(cpus['old']):.1f} CPU s, the run's whole process tree")
 
 
 def bench_compare(repeats: int, workers: int, timeout: float, add: Any, found_rows: "list[dict[str, Any]] | None" = None) -> None:
@@ -548,6 +622,11 @@ def _bench(args: argparse.Namespace) -> int:
             with progress.line(f"explorer vs {BASELINE}, wall"):
                 progress.update(f"explorer vs {BASELINE}, wall", phase="two processes a side, then side by side", force=True)
                 bench_compare_wall(args.explorer_repeats, 900.0, add)
+    with progress.line("explorer symmetry checks"):
+        bench_symmetry_cost(args.explorer_repeats, 900.0, add)
+    if not args.no_compare and not args.skip_default_run:
+        with progress.line(f"default run vs {DEFAULT_RUN_BASELINE}"):
+            bench_default_against(args.default_repeats, 900.0, add)
     with progress.line("explorer growth"):
         bench_growth(args.explorer_workers, args.growth_seconds, add, figure_rows["growth"])
     if args.only_explorer:

@@ -195,11 +195,14 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
         lines.append(h("Explorer configurations"))
         rows = [
             (c["name"], c["limits"], f"{c['states']:,}", f"{c['edges']:,}", c["depth"], "fixpoint" if c["complete"] else "bounded",
-             f"{c['seconds']:.2f}", f"{c['states'] / c['seconds'] if c['seconds'] else 0:,.0f}")
+             f"{c['seconds']:.2f}", f"{c['states'] / c['seconds'] if c['seconds'] else 0:,.0f}", _symmetries(c))
             for _d, c in configs
         ]
-        lines.extend(_table(("configuration", "limits", "states", "edges", "depth", "reach", "seconds", "states/s"), rows, markdown))
+        lines.extend(_table(
+            ("configuration", "limits", "states", "edges", "depth", "reach", "seconds", "states/s", "symmetries"), rows, markdown,
+        ))
         lines.extend(_proved([c for _d, c in configs]))
+        lines.extend(line for _d, c in configs for line in (f"explorer {c['name']}: {text}" for text in c.get("symmetry_broken", ())))
     for path in data["counterexamples"]:
         lines.append(f"counterexample: {path}")
     if markdown and data.get("figures"):
@@ -219,6 +222,18 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _symmetries(config: dict[str, Any]) -> str:
+    """What a search merged by: the symmetries it checked, and any it found broken (then searched again without)."""
+    merged = ", ".join(config.get("symmetries", ())) or "none"
+    if config.get("symmetry_broken"):
+        return f"{merged} (symmetry broken: searched again)"
+    return merged + (" checked" if config.get("symmetries") and config.get("symmetries_checked", True) else "")
+
+
+def _again(config: dict[str, Any]) -> str:
+    return " (searched again without a broken symmetry)" if config.get("symmetry_broken") else ""
+
+
 def _proved(configs: list[dict[str, Any]]) -> list[str]:
     """What the explorer proved: the scopes brought to their fixpoint (the largest named), the depths searched."""
     lines = []
@@ -226,7 +241,7 @@ def _proved(configs: list[dict[str, Any]]) -> list[str]:
     if complete:
         largest = max(complete, key=lambda c: c["states"])
         lines.append(
-            f"explorer proved to the fixpoint: {', '.join(c['name'] for c in complete)}; largest {largest['name']} "
+            f"explorer proved to the fixpoint: {', '.join(c['name'] + _again(c) for c in complete)}; largest {largest['name']} "
             f"({largest['limits']}): {largest['states']:,} states, {largest['edges']:,} edges, {largest['seconds']:.1f} s"
         )
     for c in configs:

@@ -267,6 +267,22 @@ def _read_outcomes(quick: bool | str, configs: list[Any], outcomes: "list[tuple[
     return rows, cut, counterexample
 
 
+def _keep_symmetry_files(row: Any) -> Any:
+    """``row`` with its broken symmetries' trace files moved from the staging folder to the counterexamples folder."""
+    if not row.broken:
+        return row
+    DEFAULT_DIR.mkdir(parents=True, exist_ok=True)
+    kept = []
+    for broken in row.broken:
+        files = []
+        for path in broken.files:
+            target = DEFAULT_DIR / Path(path).name
+            shutil.move(str(path), target)
+            files.append(target)
+        kept.append(attrs.evolve(broken, files=tuple(files)))
+    return attrs.evolve(row, broken=tuple(kept))
+
+
 def run_explorer_driver(request: DriverRequest) -> DriverResult:
     """Every configuration of the explorer, each in a child process so that one past the time budget can be cut off.
 
@@ -296,13 +312,18 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
             kept = DEFAULT_DIR / counterexample.path.name
             shutil.move(str(counterexample.path), kept)
             counterexample = attrs.evolve(counterexample, path=kept)
+        if staging is not None:
+            # A broken symmetry's traces are kept whatever else broke: they are the reason a proof was withdrawn.
+            rows = [_keep_symmetry_files(row) for row in rows]
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     elapsed = time.perf_counter() - start
     configs = [
         {"name": r.name, "limits": r.limits, "states": r.states, "edges": r.edges, "depth": r.depth,
-         "complete": r.complete, "seconds": round(r.seconds, 3), "max_depth": r.max_depth}
+         "complete": r.complete, "seconds": round(r.seconds, 3), "max_depth": r.max_depth,
+         "symmetries": list(r.symmetries), "symmetries_checked": r.verified,
+         "symmetry_broken": [broken.line() for broken in r.broken]}
         for r in rows
     ]
     details: dict[str, Any] = {"states": sum(r.states for r in rows), "edges": sum(r.edges for r in rows), "configurations": len(rows)}
