@@ -1610,7 +1610,8 @@ class Expander:
                 event = events[number]
                 raise SymmetryBroken(
                     permutation, f"copy {ALL_COPIES[index]}'s step",
-                    f"{event.label or type(event).__name__} from the permuted state gives {_differs(expected, got)}",
+                    f"{event.label or type(event).__name__} gives {_differs(expected, got)} once permuted "
+                    f"({events[moved_number].label or type(event).__name__} from the permuted state)",
                 )
             images.append(image)
         # Every pair of the orbit gets its images: the image transitions are the search's own from now on, and
