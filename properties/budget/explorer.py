@@ -53,7 +53,7 @@ level:
   checked once per distinct state of ``P`` (``Expander.probe``);
 * the collector: a search keeps every state it reached and makes almost no
   reference cycles, so during a search CPython's cyclic collector runs
-  rarely and never rescans a finished level (``_collector_for_search``);
+  rarely and never rescans a finished level (``properties.engine.collector``);
   with the default thresholds it took 40% of the counters search;
 * cores: ``python -m properties`` runs the configurations of the default and
   thorough sets side by side, one process each, largest first
@@ -97,10 +97,8 @@ canonical states (``_trace``), so the saved file replays as it is.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
+import functools
 import hashlib
-import multiprocessing
 import os
 import sys
 import time
@@ -116,6 +114,8 @@ from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties import work_bound
 from properties.counterexample import DEFAULT_DIR, Counterexample, record
+from properties.engine.collector import collector_for_search, freeze_level
+from properties.engine.pool import ForkPool
 from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
 from properties.trace import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
@@ -2170,111 +2170,6 @@ class Expander:
         return out
 
 
-#: The cyclic collector's first-generation threshold during a search (CPython's default is 700).
-SEARCH_GC_THRESHOLD = 100_000
-
-
-@contextlib.contextmanager
-def _collector_for_search() -> Any:
-    """Keep CPython's cyclic garbage collector off the states a search has already stored.
-
-    A search keeps every state it reached (millions of tuples, all tracked by
-    the collector) and makes almost no reference cycles: its peak memory is
-    the same with the collector on and off. With the default thresholds the
-    collector still ran thousands of times per search and rescanned the stored
-    states: 40% of the CPU time of the real-limits counters search, 25% of
-    small c4 t6 (``python -m properties.bench``, measured 2026-12-01). So for
-    the search the first generation collects every ``SEARCH_GC_THRESHOLD``
-    allocations instead of every 700, and each finished level is frozen
-    (``freeze_level``: ``gc.freeze``, moved to the permanent generation, which
-    no collection scans). The collector stays on, so any cycle a budget under
-    test makes among new objects is still collected; the thresholds are
-    restored and the frozen objects handed back to it afterwards
-    (``gc.unfreeze``), where they are freed by reference counting as usual.
-    """
-    threshold = gc.get_threshold()
-    frozen = gc.get_freeze_count()
-    gc.set_threshold(SEARCH_GC_THRESHOLD, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        # Only when nothing was frozen before the search: a caller's own frozen objects stay frozen.
-        if not frozen:
-            gc.unfreeze()
-
-
-def freeze_level() -> None:
-    """Everything allocated so far outlives the level: no collection need scan it again (``_collector_for_search``)."""
-    gc.freeze()
-
-
-def _worker(connection: Any, config: Config, canon: Canon, memo: bool) -> None:
-    """A forked expander: per level, receive (new states, my slice, depth), send back children and violation."""
-    expander = Expander(config, canon, memo)
-    expander.known = None
-    expander.start()
-    while True:
-        message = connection.recv()
-        if message is None:
-            connection.send(expander.counts())
-            connection.close()
-            return
-        fresh, start, stop, depth = message
-        expander.seen.update(fresh)
-        freeze_level()
-        children, violation, edges = expander.expand(fresh[start:stop], depth)
-        connection.send(([(position + start, number, child) for position, number, child in children], violation and (violation[0] + start,) + violation[1:], edges))
-
-
-class _Pool:
-    """The search split over the cores: this process expands the first slice of each level, forked expanders the rest.
-
-    Children are merged back in frontier order, so states, edges, order and
-    any counterexample are the same as with one process. Each forked expander
-    keeps its own caches (moves, B13 probes), warm from level to level.
-    """
-
-    def __init__(self, config: Config, canon: Canon, workers: int, local: Expander, memo: bool) -> None:
-        context = multiprocessing.get_context("fork")
-        self.local = local
-        self.connections = []
-        self.processes = []
-        for _ in range(workers - 1):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(theirs, config, canon, memo), daemon=True)
-            process.start()
-            self.connections.append(mine)
-            self.processes.append(process)
-
-    def expand(self, frontier: list[State], depth: int) -> tuple[list[tuple[int, int, State]], tuple | None, int]:
-        size = len(frontier)
-        count = len(self.connections) + 1
-        bounds = [size * index // count for index in range(count + 1)]
-        for index, connection in enumerate(self.connections, start=1):
-            connection.send((frontier, bounds[index], bounds[index + 1], depth))
-        children, violation, edges = self.local.expand(frontier[: bounds[1]], depth)
-        children = list(children)
-        for connection in self.connections:
-            found_children, found, found_edges = connection.recv()
-            if violation is None:
-                children.extend(found_children)
-                violation = found
-                edges += found_edges
-        # The next level's states are known to every forked expander (they receive the frontier); here too.
-        self.local.seen.update(child for _position, _number, child in children)
-        return children, violation, edges
-
-    def close(self) -> Tally:
-        total = Tally()
-        for connection in self.connections:
-            connection.send(None)
-            total.merge(connection.recv())
-        for process in self.processes:
-            process.join()
-        return total
-
-
 def explore(
     config: Config, tally: Tally, canon: Canon | None = None, max_states: int = MAX_STATES, workers: int = 1,
     keep_states: bool = False, memo: bool = True, out_dir: Path | None = None,
@@ -2302,7 +2197,7 @@ def explore(
     while True:
         # A search withdrawn by a broken symmetry counts nothing: its steps are judged again by the next one.
         part = Tally()
-        with _collector_for_search():
+        with collector_for_search():
             row = _explore(config, part, canon, max_states, workers, keep_states, memo, out_dir)
         if not row.broken:
             break
@@ -2324,7 +2219,7 @@ def _explore(
     start, start_violations = local.start()
     #: Each state's parent and the number of the event (in the parent's alphabet) that reached it.
     parents: dict[tuple, tuple[tuple | None, int | None]] = {start: (None, None)}
-    pool = _Pool(config, canon, workers, local, memo) if workers > 1 else None
+    pool = ForkPool(functools.partial(Expander, config, canon, memo), workers, local, Tally) if workers > 1 else None
     frontier = [start]
     depth = 0
     edges = 0

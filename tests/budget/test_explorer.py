@@ -24,6 +24,7 @@ from properties.budget.events import FirstCall, Result, Round, Stop
 from properties.budget.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
 from properties.budget.invariants import CATALOGUE, Monitor, Tally
 from properties.counterexample import first_violation
+from properties.engine.collector import SEARCH_GC_THRESHOLD
 from properties.trace import load_trace
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
@@ -553,7 +554,7 @@ def test_a_b13_violation_is_numbered_as_its_replay_numbers_it(monkeypatch, tmp_p
 
 
 def test_a_search_hands_the_garbage_collector_back_as_it_found_it():
-    """``_collector_for_search`` raises the first threshold and freezes levels only for the search's duration."""
+    """``collector_for_search`` raises the first threshold and freezes levels only for the search's duration."""
     import gc
 
     before = gc.get_threshold()
@@ -573,7 +574,7 @@ def test_a_search_hands_the_garbage_collector_back_as_it_found_it():
     assert result.complete
     # One freeze per level, with the raised threshold and the collector still on.
     assert len(seen_inside) == result.depth
-    assert set(seen_inside) == {(explorer.SEARCH_GC_THRESHOLD, True)}
+    assert set(seen_inside) == {(SEARCH_GC_THRESHOLD, True)}
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
 
