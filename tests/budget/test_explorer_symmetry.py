@@ -162,3 +162,25 @@ def test_the_checks_count_nothing_the_search_does_not(tmp_path):
         row = explore(scope, tally, canon=attrs.evolve(explorer.canon_for(scope), verify=verify))
         counts[verify] = (row.states, row.edges, tally.steps, dict(tally.checked), dict(tally.exercised))
     assert counts[True] == counts[False]
+
+
+def test_the_verdict_keeps_each_break_and_its_traces_when_configurations_run_side_by_side(monkeypatch, tmp_path):
+    """Side by side each configuration saves into a staging folder the driver removes: the breaks' traces are kept."""
+    from properties.budget import drivers
+    from properties.subject import DriverRequest
+
+    monkeypatch.chdir(tmp_path)
+    # The children fork from here, so they see the planted rule.
+    monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", _one_lane_forgets("workspace"))
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    assert result.configurations, result.status
+    for config in result.configurations:
+        assert len(config["symmetry_broken"]) == 1 and "symmetry broken: lanes" in config["symmetry_broken"][0], config
+        assert config["symmetries"] == ["kinds"]
+    saved = {path.name for path in (tmp_path / "counterexamples").iterdir()}
+    images = {name for name in saved if name.startswith("explorer-symmetry-lanes-image-")}
+    assert images, saved
+    for config in result.configurations:
+        # Each row names a file that is there to replay.
+        named = config["symmetry_broken"][0].rsplit("replay: python -m properties.replay ", 1)[1]
+        assert Path(named).is_file(), named
