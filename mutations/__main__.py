@@ -46,11 +46,24 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="no live progress on stderr (each layer's count against its total)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
                         help=f"seed passed to the property drivers (default {DEFAULT_SEED}); printed")
+    # Issue 24: the verdict's own mutation score (mutations/verdict_alone.py); no other layer runs.
+    alone = parser.add_argument_group("--verdict-alone")
+    alone.add_argument("--verdict-alone", action="store_true",
+                       help="judge mutmut's mutants of guard/ with the property verdict only (a seeded sample)")
+    alone.add_argument("--all", action="store_true", help="with --verdict-alone: every mutant, not a sample")
+    alone.add_argument("--sample", type=whole_number(1), default=None, metavar="N",
+                       help="with --verdict-alone: the sample's size (default 300)")
+    alone.add_argument("--properties-from", metavar="REV", default=None,
+                       help="with --verdict-alone: the verdict's code (properties/) from git revision REV")
+    alone.add_argument("--record-before", action="store_true",
+                       help="with --verdict-alone --properties-from REV: keep the outcomes as the table's 'before'")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
+    if args.verdict_alone or args.all or args.sample or args.properties_from or args.record_before:
+        return _verdict_alone(args)
     from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, pytest_plugin, red_check, report
 
     try:
@@ -70,6 +83,24 @@ def main(argv: list[str] | None = None) -> int:
     # Each layer's line counts its mutants or entries against the total (properties/progress.py); stderr only.
     with progress.shown(args.quiet, title="mutations"):
         return _run_layers(args, listed, entries)
+
+
+def _verdict_alone(args: argparse.Namespace) -> int:
+    from mutations import verdict_alone
+
+    if not args.verdict_alone:
+        sys.stderr.write("python -m mutations: --all, --sample, --properties-from and --record-before need --verdict-alone\n")
+        return 2
+    if args.record_before and not args.properties_from:
+        sys.stderr.write("python -m mutations: --record-before needs --properties-from REV\n")
+        return 2
+    sample = None if args.all else (args.sample or verdict_alone.DEFAULT_SAMPLE)
+    print(f"mutations --verdict-alone: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
+    from properties import progress
+
+    with progress.shown(args.quiet, title="verdict alone"):
+        return verdict_alone.main(ROOT, REPORTS, seed=args.seed, sample=sample, jobs=args.jobs,
+                                  properties_from=args.properties_from, record=args.record_before)
 
 
 def _run_layers(args: argparse.Namespace, listed: list, entries: tuple) -> int:

@@ -292,7 +292,7 @@ print(f"generated: {stats.mutated} files mutated, {stats.unmodified} unmodified"
 """
 
 
-def _generate(root: Path, jobs: int) -> tuple[int, str]:
+def generate(root: Path, jobs: int) -> tuple[int, str]:
     """mutmut's own mutant generation alone (the first step of ``mutmut run``): fresh mutants for changed
     functions, verdicts kept for the others (mutmut compares each function's hash)."""
     env = dict(os.environ)
@@ -573,7 +573,7 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
     started = time.monotonic()
     phases: dict[str, float] = {}
     if select is not None:
-        code, output = _generate(root, jobs)
+        code, output = generate(root, jobs)
         phases["generate"] = time.monotonic() - started
         chosen = sorted(key for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})
                         if select(key)) if code == 0 else []
@@ -588,7 +588,7 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
     else:
         # A rerun: generate first, then hand mutmut exactly the mutants without a verdict. Named, mutmut's
         # clean run covers only their tests, not the whole suite; with none, mutmut has nothing to do.
-        code, output = _generate(root, jobs)
+        code, output = generate(root, jobs)
         phases["generate"] = time.monotonic() - started
         pending = _pending(root) if code == 0 else []
         if code == 0 and pending:

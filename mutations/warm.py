@@ -214,7 +214,7 @@ def _warm_up(root: Path) -> None:
         pytest.main(["--collect-only", "-q", *_pytest_args()])
 
 
-def _run_properties(seed: int, out: Path, first: str | None) -> tuple[int | None, str]:
+def _run_properties(seed: int, out: Path, first: str | None, subjects: str | None = None) -> tuple[int | None, str]:
     from properties.__main__ import main
 
     buffer = io.StringIO()
@@ -224,7 +224,8 @@ def _run_properties(seed: int, out: Path, first: str | None) -> tuple[int | None
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
             try:
-                code = main(["--mutants", "--seed", str(seed), *(("--first", first) if first else ())])
+                code = main(["--mutants", "--seed", str(seed), *(("--first", first) if first else ()),
+                             *(("--subject", subjects) if subjects else ())])
             except SystemExit as stop:
                 code = stop.code if isinstance(stop.code, int) else 1
     finally:
@@ -264,7 +265,8 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
             patched = live_patch(module, job["original"], job["mutated"])
         started = time.monotonic()
         if job["suite"] == "properties":
-            exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"))
+            exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"),
+                                                job.get("subjects"))
         else:
             exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
         from mutations.scratch import _tail, read_failures, violated_invariant
@@ -272,7 +274,8 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
         failures = read_failures(killers)
         outcome = {"exit_code": exit_code, "output_tail": _tail(output),
                    "invariant": violated_invariant(output) if exit_code not in (0, None) else None,
-                   "seconds": time.monotonic() - started, "failures": failures, "patched": patched}
+                   "seconds": time.monotonic() - started, "failures": failures, "patched": patched,
+                   "verdict_line": _verdict_line(output)}
         result_path.write_text(json.dumps(outcome), encoding="utf-8")
         code = 0
     except NotPatchable as error:
@@ -283,6 +286,12 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
             result_path.write_text(json.dumps({"crashed": f"{type(error).__name__}: {error}"}), encoding="utf-8")
     finally:
         os._exit(code)
+
+
+def _verdict_line(output: str) -> str:
+    """The verdict's own summary line (``verdict: FAIL (H5 vacuous; ...)``), "" when it printed none."""
+    lines = [line for line in output.splitlines() if line.startswith("verdict: ")]
+    return lines[-1] if lines else ""
 
 
 def serve(root: Path) -> int:
@@ -343,13 +352,16 @@ class ServerError(Exception):
 class Server:
     """One warm server on its own scratch copy; ``judge`` runs one suite in a fork of it."""
 
-    def __init__(self, copy: Path, durations: Path | None, startup_timeout: float = 300.0) -> None:
+    def __init__(self, copy: Path, durations: Path | None, startup_timeout: float = 300.0,
+                 shared: Path | None = None) -> None:
         import subprocess
 
         from mutations import scratch
 
         self.copy = copy
         env = scratch.environment(copy, "catalogue:warm-server", None, durations)
+        if shared is not None:  # a copy that is not a scratch copy (mutmut's mutants/) has no shared/ beside it
+            env["GUARD_SHARED"] = str(shared)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mutations.warm"], cwd=copy, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, bufsize=1,
@@ -373,11 +385,15 @@ class Server:
 
     def judge(self, suite: str, label: str, scratch_dir: Path, seed: int, timeout: float, *, file: str | None = None,
               original: str = "", mutated: str = "", priority: list[str] | None = None,
-              first: str | None = None, tests: list[str] | None = None) -> dict[str, Any]:
-        """One suite (``"properties"`` or ``"pytest"``) on the live code, with ``file`` patched when given."""
+              first: str | None = None, tests: list[str] | None = None, subjects: str | None = None) -> dict[str, Any]:
+        """One suite (``"properties"`` or ``"pytest"``) on the live code, with ``file`` patched when given.
+
+        ``label`` becomes the child's ``MUTANT_UNDER_TEST``: in mutmut's ``mutants/`` copy that alone selects a
+        mutant (its trampolines read the variable on every call), with nothing patched. ``subjects``: the
+        verdict's ``--subject`` (default every subject)."""
         job = {"suite": suite, "label": label, "scratch": str(scratch_dir), "seed": seed, "timeout": timeout,
                "file": file, "original": original, "mutated": mutated, "priority": priority or [], "first": first,
-               "tests": tests or []}
+               "tests": tests or [], "subjects": subjects}
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(json.dumps(job) + "\n")

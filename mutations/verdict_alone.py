@@ -1,0 +1,495 @@
+"""``python -m mutations --verdict-alone``: mutmut's mutants of ``guard/`` judged by the property verdict alone.
+
+mutmut's layer says which *test* killed a mutant; this says whether the
+verdict (``python -m properties --mutants``) would have, with no unit test at
+all: the verdict is what a reviewer relies on for a change nobody wrote a
+test for (``shared/spec/mutations.md``).
+
+Decisions the issue leaves open, made here:
+
+* **Which mutants.** mutmut's own, generated into ``mutants/`` exactly as
+  ``nox -s mutants`` generates them (``mutmut_layer.generate``). mutants
+  listed in ``mutations/equivalents.toml`` are equivalent for every judge and
+  are neither sampled nor counted. By default a seeded sample of
+  ``DEFAULT_SAMPLE`` of the others, stratified by module: every module gets
+  its share of the sample in proportion to its mutants (largest remainders),
+  and at least ``MODULE_FLOOR`` (or all it has), so a small module is never
+  judged on two mutants. ``--all`` judges every one.
+* **How a mutant is run.** In mutmut's ``mutants/`` copy every function is a
+  trampoline that reads ``MUTANT_UNDER_TEST`` on each call, so setting that
+  variable in a fork of a warm server (``mutations.warm``, which imported the
+  project and the drivers once) runs exactly the mutant, also in any
+  subprocess the verdict starts: warm is exact here, and nothing is patched.
+  Two servers (``--jobs``), one mutant per fork.
+* **Which subjects judge a module.** The subjects whose drivers run its code
+  (``SUBJECTS_OF``): the budget and its limits by the budget and the hook
+  path (which feeds the budget), every classifier and the hook path by the
+  hook subject, navigation's modules by navigation. Running a subject that
+  never calls the module could only cost time.
+* **What counts as a kill.** The verdict failing: an invariant violated (the
+  invariant is named), an invariant left vacuous, or a driver crash (the
+  mutant made the guard raise). The three are counted apart, and the score
+  (killed / non-equivalent) counts all three, since each fails the run a
+  reviewer reads; a vacuous-only kill is marked, because it says that
+  something stopped happening, not what went wrong. An explorer cut off by
+  its time budget is never a kill (``--mutants`` says so). A fork that runs
+  past ``TIMEOUT`` seconds is a ``timeout``, not a kill.
+* **The unit test that kills a survivor.** mutmut's recorded killer
+  (``mutants/mutations-killers.tsv``) when ``nox -s mutants`` already judged
+  the mutant; otherwise the tests in ``TESTS_OF`` the module's folders run in
+  a fork with the mutant active (``-x``: the first failure). A survivor that
+  none of them kills is reported as such: the whole suite's answer is mutmut's
+  layer.
+* **Before and after.** ``mutations/verdict_alone_before.json`` holds each
+  mutant's outcome under the verdict of the commit this work started from
+  (recorded with ``--properties-from REV --record-before``: the same
+  mutants, the verdict's code taken from REV). The table puts those beside
+  this run's, over the mutants both judged.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterable
+
+import attrs
+
+DEFAULT_SAMPLE = 300
+MODULE_FLOOR = 12
+#: Seconds one verdict (or one unit-test run) may take on one mutant before it is a ``timeout``.
+TIMEOUT = 900.0
+BEFORE_FILE = Path(__file__).with_name("verdict_alone_before.json")
+#: Mutants the verdict cannot reach, each with the reason (part 3 of issue 24).
+UNREACHED_FILE = Path(__file__).with_name("verdict_unreached.toml")
+
+HOOK_PATH = "hooks"
+SUBJECTS_OF: dict[str, str] = {
+    "guard/budget.py": "budget,hooks",
+    "guard/limits.py": "budget,hooks",
+    "guard/hooks.py": HOOK_PATH,
+    "guard/finalization.py": HOOK_PATH,
+    "guard/inspection.py": HOOK_PATH,
+    "guard/outcome.py": HOOK_PATH,
+    "guard/playground.py": HOOK_PATH,
+    "guard/lookup.py": HOOK_PATH,
+    "guard/navigation.py": "navigation",
+    "guard/navigation_evidence.py": "navigation",
+    "guard/navigation_limits.py": "navigation",
+    "guard/navigation_ports.py": "navigation",
+}
+TESTS_OF: dict[str, tuple[str, ...]] = {
+    "budget,hooks": ("tests/budget", "tests/hooks"),
+    HOOK_PATH: ("tests/hooks", "tests/lookup"),
+    "navigation": ("tests/navigation",),
+}
+
+VIOLATED = "violated"
+VACUOUS = "vacuous only"
+CRASHED = "crashed"
+OTHER_FAIL = "failed otherwise"
+SURVIVED = "survived"
+TIMED_OUT = "timeout"
+ERROR = "harness error"
+KILLS = frozenset({VIOLATED, VACUOUS, CRASHED, OTHER_FAIL})
+
+
+class VerdictAloneError(Exception):
+    """Something the user can fix (one line, exit 2): mutmut missing, a bad revision, an unreadable file."""
+
+
+@attrs.frozen
+class Judgement:
+    """The verdict's judgement of one mutant."""
+
+    name: str
+    module: str
+    subjects: str
+    outcome: str
+    #: The violated invariant, the vacuous ones, or the crash: what the verdict said.
+    detail: str
+    seconds: float
+    unit_killer: str | None = None
+    diff: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return self.outcome in KILLS
+
+
+_MANGLED = re.compile(r"^(?P<module>.+?)\.x(?:_|\u01c1)")
+
+
+def module_of(name: str) -> str:
+    """``guard.hooks.x\u01c1ToolLoopGuard\u01c1after_tool_call__mutmut_3`` -> ``guard/hooks.py`` (mutmut's mangling)."""
+    found = _MANGLED.match(name)
+    module = found["module"] if found else name.rpartition(".")[0]
+    return module.replace(".", "/") + ".py"
+
+
+def listed_mutants(root: Path) -> dict[str, list[str]]:
+    """Every mutant mutmut generated, by module path, from its ``mutants/guard/*.py.meta`` files."""
+    found: dict[str, list[str]] = {}
+    for meta in sorted((root / "mutants" / "guard").glob("*.py.meta")):
+        try:
+            keys = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+        except (OSError, ValueError) as error:
+            raise VerdictAloneError(f"{meta}: unreadable mutmut meta file ({error}); delete mutants/ and rerun") from None
+        if keys:
+            found[f"guard/{meta.name.removesuffix('.meta')}"] = sorted(keys)
+    return found
+
+
+def stratified(by_module: dict[str, list[str]], size: int, seed: int) -> list[str]:
+    """``size`` names drawn with ``random.Random(seed)``, each module's share in proportion to its count.
+
+    Largest remainders decide the rounding; a module gets at least
+    ``MODULE_FLOOR`` (or all it has; fewer for a sample too small to give
+    every module that many) even when that takes the sample past ``size``.
+    """
+    total = sum(len(names) for names in by_module.values())
+    if size >= total:
+        return sorted(name for names in by_module.values() for name in names)
+    exact = {module: size * len(names) / total for module, names in by_module.items()}
+    shares = {module: int(value) for module, value in exact.items()}
+    for module in sorted(exact, key=lambda m: (exact[m] - shares[m], m), reverse=True)[: size - sum(shares.values())]:
+        shares[module] += 1
+    floor = max(1, min(MODULE_FLOOR, size // max(1, len(by_module))))
+    rng = random.Random(seed)
+    chosen: list[str] = []
+    for module in sorted(by_module):
+        names = by_module[module]
+        count = min(len(names), max(shares[module], floor))
+        chosen.extend(rng.sample(names, count))
+    return sorted(chosen)
+
+
+def _outcome(answer: dict[str, Any]) -> tuple[str, str]:
+    """(outcome, detail) of one warm verdict run."""
+    if answer.get("timed_out"):
+        return TIMED_OUT, f"past {TIMEOUT:.0f} s"
+    if "crashed" in answer or "not_patchable" in answer:
+        return ERROR, str(answer.get("crashed") or answer.get("not_patchable"))
+    if answer.get("exit_code") == 0:
+        return SURVIVED, ""
+    line = answer.get("verdict_line", "")
+    reasons = [part.strip() for part in re.sub(r"^verdict: FAIL \(|\)$", "", line).split(";") if part.strip()]
+    violated = [reason.split()[0] for reason in reasons if reason.endswith(" violated")]
+    if answer.get("invariant") or violated:
+        return VIOLATED, answer.get("invariant") or violated[0]
+    if any(reason.startswith("driver error") for reason in reasons) or "CRASHED" in answer.get("output_tail", ""):
+        crash = next((reason for reason in reasons if reason.startswith("driver error")), "a driver crashed")
+        return CRASHED, crash[:200]
+    vacuous = [reason.split()[0] for reason in reasons if reason.endswith(" vacuous")]
+    if vacuous and len(vacuous) == len(reasons):
+        return VACUOUS, ", ".join(vacuous)
+    return OTHER_FAIL, (line or answer.get("output_tail", ""))[-200:]
+
+
+def _known_killers(root: Path) -> dict[str, str]:
+    """The unit test that mutmut's layer recorded as each mutant's killer, where its verdict is a kill."""
+    killers_file = root / "mutants" / "mutations-killers.tsv"
+    if not killers_file.is_file():
+        return {}
+    killed: set[str] = set()
+    for meta in (root / "mutants" / "guard").glob("*.py.meta"):
+        try:
+            codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+        except (OSError, ValueError):
+            continue
+        killed.update(key for key, code in codes.items() if code in (1, 3))
+    found: dict[str, str] = {}
+    for line in killers_file.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, test = line.partition("\t")
+        if key in killed and test:
+            found[key] = test
+    return found
+
+
+def diff_of(root: Path, name: str, module: str) -> str:
+    """mutmut's own diff of the mutant (what ``mutmut show NAME`` prints), read in the project folder."""
+    import os
+
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        return get_diff_for_mutant(name, path=module)
+    except Exception as error:  # a stale mutant shows up in the report rather than stopping it
+        return f"(no diff: {type(error).__name__}: {error})"
+    finally:
+        os.chdir(previous)
+
+
+def one_line(diff: str) -> str:
+    """``old`` -> ``new``, the changed lines of a diff squeezed onto one line."""
+    removed = " ".join(line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
+    added = " ".join(line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    return f"`{removed}` -> `{added or '(removed)'}`"
+
+
+@attrs.frozen
+class Run:
+    """One ``--verdict-alone`` run: what it judged, how, and how long it took."""
+
+    seed: int
+    sample: int | None  # None: --all
+    judged: tuple[Judgement, ...]
+    equivalents: int
+    total: int
+    seconds: float
+    properties_from: str | None = None
+
+
+def _copy_with_properties(root: Path, revision: str, parent: Path) -> Path:
+    """A copy of ``mutants/`` whose ``properties/`` is ``revision``'s (the verdict as it was then)."""
+    copy = parent / "mutants"
+    shutil.copytree(root / "mutants", copy, symlinks=True)
+    shutil.rmtree(copy / "properties")
+    archive = subprocess.run(["git", "archive", "--format=tar", revision, "properties"], cwd=root, capture_output=True)
+    if archive.returncode != 0:
+        raise VerdictAloneError(f"--properties-from {revision}: git archive failed: "
+                                f"{archive.stderr.decode(errors='replace').strip()[:200]}")
+    unpacked = subprocess.run(["tar", "-x", "-C", str(copy)], input=archive.stdout, capture_output=True)
+    if unpacked.returncode != 0:
+        raise VerdictAloneError(f"--properties-from {revision}: could not unpack properties/")
+    return copy
+
+
+def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, find_unit_killers: bool = True,
+          say: Any = print) -> list[Judgement]:
+    """Judge each mutant with the verdict alone, in forks of ``jobs`` warm servers on ``copy`` (a ``mutants/``)."""
+    from mutations import warm
+    from properties import progress
+    from properties.paths import shared_dir
+
+    known = _known_killers(root) if find_unit_killers else {}
+    servers: list[warm.Server] = []
+    pool_lock = threading.Lock()
+    free: list[warm.Server] = []
+    scratch = Path(tempfile.mkdtemp(prefix="verdict-alone-"))
+    try:
+        for _ in range(max(1, jobs)):
+            server = warm.Server(copy, copy / "mutmut-stats.json", shared=shared_dir().resolve())
+            servers.append(server)
+            free.append(server)
+        baseline = servers[0].judge("properties", "", scratch / "baseline", seed, TIMEOUT,
+                                    subjects=",".join(sorted({s for v in SUBJECTS_OF.values() for s in v.split(",")})))
+        if baseline.get("exit_code") != 0:
+            raise VerdictAloneError(f"the verdict fails on the unmutated guard ({_outcome(baseline)[1] or baseline}); "
+                                    "no mutant can be judged")
+        say(f"  verdict-alone| baseline (every subject, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
+        done = [0]
+
+        def one(index_name: tuple[int, str]) -> Judgement:
+            index, name = index_name
+            module = module_of(name)
+            subjects = SUBJECTS_OF.get(module, "budget,hooks,navigation")
+            with pool_lock:
+                server = free.pop()
+            try:
+                folder = scratch / f"m{index}"
+                answer = server.judge("properties", name, folder, seed, TIMEOUT, subjects=subjects,
+                                      first=subjects.split(",")[0])
+                outcome, detail = _outcome(answer)
+                killer = None
+                if outcome not in KILLS:
+                    killer = known.get(name)
+                    if killer is None and find_unit_killers:
+                        tests = server.judge("pytest", name, folder, seed, TIMEOUT,
+                                             tests=list(TESTS_OF.get(subjects, ("tests",))))
+                        if tests.get("exit_code") not in (0, None) and tests.get("failures"):
+                            killer = tests["failures"][0]
+                        elif tests.get("timed_out"):
+                            killer = "(the unit tests ran past the timeout)"
+            finally:
+                with pool_lock:
+                    free.append(server)
+                    done[0] += 1
+                    progress.update("verdict alone", done=done[0], total=len(names), unit="mutants", eta=True)
+            return Judgement(name=name, module=module, subjects=subjects, outcome=outcome, detail=detail,
+                             seconds=float(answer.get("wall", 0.0)), unit_killer=killer)
+
+        with progress.line("verdict alone"), ThreadPoolExecutor(max_workers=len(servers)) as pool:
+            judged = list(pool.map(one, enumerate(names)))
+    finally:
+        for server in servers:
+            server.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return [attrs.evolve(j, diff=diff_of(root, j.name, j.module)) if not j.killed else j for j in judged]
+
+
+def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None = None,
+        say: Any = print) -> Run:
+    """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one."""
+    from mutations import equivalents, mutmut_layer
+
+    mutmut_layer.check_mutmut()
+    started = time.monotonic()
+    code, output = mutmut_layer.generate(root, jobs)
+    if code != 0:
+        raise VerdictAloneError(f"mutmut could not generate the mutants: {output.strip().splitlines()[-1:]}")
+    listed = {entry.name for entry in equivalents.load()}
+    every = listed_mutants(root)
+    by_module = {module: [n for n in names if n not in listed] for module, names in every.items()}
+    total = sum(len(names) for names in by_module.values())
+    names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
+    say(f"  verdict-alone| {total} non-equivalent mutants ({len(listed)} listed equivalents left out); judging "
+        + (f"a sample of {len(names)} (seed {seed}, stratified by module, at least {MODULE_FLOOR} a module)"
+           if sample is not None else "every one (--all)") + f" with {jobs} warm servers")
+    with tempfile.TemporaryDirectory(prefix="verdict-alone-copy-") as parent:
+        copy = _copy_with_properties(root, properties_from, Path(parent)) if properties_from else root / "mutants"
+        judged = judge(root, names, seed, jobs, copy, find_unit_killers=properties_from is None, say=say)
+    return Run(seed=seed, sample=sample, judged=tuple(judged), equivalents=len(listed), total=total,
+               seconds=time.monotonic() - started, properties_from=properties_from)
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def load_before(path: Path = BEFORE_FILE) -> dict[str, Any]:
+    """The recorded 'before' outcomes: {"commit", "seed", "outcomes": {mutant: outcome}}; empty when absent."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise VerdictAloneError(f"{path}: not JSON ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("outcomes"), dict):
+        raise VerdictAloneError(f"{path}: field 'outcomes' missing or not an object")
+    return data
+
+
+def record_before(result: Run, path: Path = BEFORE_FILE) -> None:
+    """Merge this run's outcomes into the 'before' file (a run made with ``--properties-from``)."""
+    data = load_before(path) or {"outcomes": {}}
+    data["commit"] = result.properties_from
+    data["seed"] = result.seed
+    data["outcomes"].update({j.name: j.outcome for j in result.judged})
+    data["outcomes"] = dict(sorted(data["outcomes"].items()))
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _score(outcomes: Iterable[str]) -> tuple[int, int]:
+    values = list(outcomes)
+    return sum(1 for o in values if o in KILLS), len(values)
+
+
+def _cell(killed: int, count: int) -> str:
+    return f"{killed}/{count} ({100.0 * killed / count:.1f}%)" if count else "-"
+
+
+def table(result: Run, before: dict[str, Any], group: str) -> list[str]:
+    """Rows of the per-module (``group="module"``) or per-subject scores, before beside after."""
+    old = before.get("outcomes", {})
+    groups: dict[str, list[Judgement]] = {}
+    for judged in result.judged:
+        groups.setdefault(getattr(judged, "module" if group == "module" else "subjects"), []).append(judged)
+    head = f"| {group} | mutants judged | before ({before.get('commit', 'not recorded')}) | after | vacuous-only kills | crashes |"
+    lines = [head, "|---|---|---|---|---|---|"]
+    every: list[Judgement] = []
+    for key in sorted(groups):
+        rows = groups[key]
+        every += rows
+        then = [old[j.name] for j in rows if j.name in old]
+        lines.append(f"| {key} | {len(rows)} | {_cell(*_score(then))} | {_cell(*_score(j.outcome for j in rows))} | "
+                     f"{sum(1 for j in rows if j.outcome == VACUOUS)} | {sum(1 for j in rows if j.outcome == CRASHED)} |")
+    then = [old[j.name] for j in every if j.name in old]
+    lines.append(f"| **all** | {len(every)} | {_cell(*_score(then))} | {_cell(*_score(j.outcome for j in every))} | "
+                 f"{sum(1 for j in every if j.outcome == VACUOUS)} | {sum(1 for j in every if j.outcome == CRASHED)} |")
+    return lines
+
+
+def markdown(result: Run, before: dict[str, Any], unreached: dict[str, str]) -> str:
+    scope = f"a seeded sample of {len(result.judged)} (seed {result.seed}, stratified by module)" if result.sample else "every mutant"
+    lines = [
+        "# The verdict alone: mutmut's mutants of guard/ judged by `python -m properties --mutants` only",
+        "",
+        f"{result.total} non-equivalent mutants ({result.equivalents} listed equivalents left out); judged: {scope}; "
+        f"{result.seconds:.1f} s wall." + (f" Verdict code from {result.properties_from}." if result.properties_from else ""),
+        "A kill is the verdict failing: an invariant violated, left vacuous (counted, and shown apart), or a driver crash.",
+        "",
+        "## By guard module", "", *table(result, before, "module"), "",
+        "## By subject (the subjects that judged the module)", "", *table(result, before, "subjects"), "",
+        "## Verdict survivors", "",
+    ]
+    survivors = [j for j in result.judged if not j.killed]
+    if not survivors:
+        lines.append("none")
+    for judged in survivors:
+        note = unreached.get(judged.name)
+        lines += [f"### {judged.name} ({judged.outcome})", "",
+                  f"unit test that kills it: {judged.unit_killer or 'none in ' + ', '.join(TESTS_OF.get(judged.subjects, ()))}",
+                  *([f"listed as out of the verdict's reach: {note}"] if note else []), "", "```diff", judged.diff, "```", ""]
+    vacuous = [j for j in result.judged if j.outcome == VACUOUS]
+    if vacuous:
+        lines += ["## Kills by vacuity alone (the verdict saw something stop happening, no invariant broke)", ""]
+        lines += [f"- {j.name}: {j.detail}" for j in vacuous]
+    return "\n".join(lines) + "\n"
+
+
+def load_unreached(path: Path = UNREACHED_FILE) -> dict[str, str]:
+    """Mutants left to the unit tests alone: name -> why the verdict cannot reach them."""
+    if not path.is_file():
+        return {}
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise VerdictAloneError(f"{path}: not TOML ({error})") from None
+    found = {}
+    for index, entry in enumerate(data.get("unreached", [])):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not isinstance(entry.get("reason"), str):
+            raise VerdictAloneError(f"{path}: unreached[{index}]: needs string fields 'name' and 'reason'")
+        found[entry["name"]] = entry["reason"]
+    return found
+
+
+def write(result: Run, reports: Path, before: dict[str, Any], unreached: dict[str, str]) -> Path:
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / "verdict-alone.md").write_text(markdown(result, before, unreached), encoding="utf-8")
+    data = attrs.asdict(result)
+    (reports / "verdict-alone.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return reports / "verdict-alone.md"
+
+
+def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None,
+         record: bool) -> int:
+    """The ``--verdict-alone`` session. Exit 1 when a survivor some unit test kills is not listed in
+    ``UNREACHED_FILE`` (part 3 of issue 24), 0 otherwise; 2 for a user error (one line)."""
+    try:
+        before = load_before()
+        unreached = load_unreached()
+        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from)
+    except VerdictAloneError as error:
+        sys.stderr.write(f"python -m mutations --verdict-alone: {error}\n")
+        return 2
+    if record:
+        record_before(result)
+        before = load_before()
+    report = write(result, reports, before, unreached)
+    print()
+    print("verdict alone, by guard module:")
+    print("\n".join(table(result, before, "module")))
+    print()
+    print("verdict alone, by subject:")
+    print("\n".join(table(result, before, "subjects")))
+    offenders = [j for j in result.judged if not j.killed and j.unit_killer and j.name not in unreached]
+    for judged in [j for j in result.judged if not j.killed]:
+        print(f"survivor {judged.name} [{judged.outcome}] {one_line(judged.diff)}; unit killer: {judged.unit_killer or 'none'}")
+    print(f"verdict alone: {len(result.judged)} mutants judged in {result.seconds:.1f} s wall; report {report}")
+    if properties_from is None and offenders:
+        print(f"FAIL: {len(offenders)} mutants a unit test kills and the verdict does not, not listed in {UNREACHED_FILE.name}")
+        return 1
+    return 0
