@@ -18,7 +18,7 @@ from guard.hooks import Decision, ToolLoopGuard
 from guard.playground import RoutingState
 from properties.budget.state import Snap, memories as budget_memories, snap_production
 from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
-from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, other_tool, rewritten
+from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, kind_parts, other_tool, rewritten
 
 
 @attrs.define(slots=False, eq=False)
@@ -137,10 +137,12 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
         records.append(record)
         state = record.state
         decision = record.decision
-    if decision.block:
-        # The call ran nothing: the host delivers its refusal as the receipt.
+    if decision.block and not kind_parts(call.kind)[3]:
+        # The call ran nothing: the host delivers its refusal as the receipt (an ``!own`` kind: the tool's own
+        # result shape, say a search's "nothing found", which the guard must still count as the refused call's).
         live = persisted = blocked(decision.block_reason)
-    elif shape.record is not None and call.record:
+    if shape.record is not None and call.record and not decision.block:
+        # A refused call ran nothing, so its tool recorded nothing either (whatever receipt the host sends).
         record = _run_hook(guard, "record_tool_result", lambda: guard.record_tool_result(call_id, shape.args, shape.record), state)
         records.append(record)
         state = record.state

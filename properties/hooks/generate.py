@@ -27,16 +27,33 @@ from typing import Any
 import attrs
 
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
-from properties.hooks.shapes import BINDINGS, CALL_KINDS
+from properties.hooks.shapes import BASE_KINDS, BINDINGS, DISGUISES, kind_name
 
 #: Playground sequences lean on the router's refusals and the remedy, or an admission would be rare.
-PLAYGROUND_WEIGHTED = CALL_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_write",) * 4
+PLAYGROUND_WEIGHTED = BASE_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_write",) * 4
 #: Website sequences lean on failures and inspections, or a deferral at the fuse would be rare.
-WEBSITE_WEIGHTED = CALL_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup") * 2
+WEBSITE_WEIGHTED = BASE_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup") * 2
 #: The first call after a Playground trip, by what it tests (seed 002).
 AFTER_TRIP = ("remedy", "remedy", "remedy", "bad_write", "nested_remedy", "other_run_remedy", "router_off", "forfeit", "cancel", "read")
 #: The order policies of a sequence.
 POLICIES = (AFTER, PERSIST, "mixed")
+#: Issue 24: each single call's tool, transport and refused receipt are drawn independently of its result
+#: shape, each with its own small chance, so the base kinds keep most of the draws (and the allowances their
+#: coverage) while every pairing the spec leaves open is reached within the same number of sequences.
+DISGUISE_CHANCE = 0.12
+WRAP_CHANCE = 0.12
+OWN_RECEIPT_CHANCE = 0.2
+#: Model calls right before a trip's tripping call, drawn independently of what follows the trip: the trip must
+#: start the forfeit count afresh (seed 002: only model calls after the trip forfeit the answer turn).
+EARLY_MODEL_CALLS = (0, 0, 1, 2)
+
+
+def variant(rng: random.Random, base: str) -> str:
+    """``base`` with its tool, transport and refused receipt drawn (always three draws, so later draws of a
+    sequence do not depend on which variant came out)."""
+    disguise, wrap, own = rng.random(), rng.random(), rng.random()
+    tool = DISGUISES[int(disguise * 1000) % len(DISGUISES)] if disguise < DISGUISE_CHANCE else None
+    return kind_name(base, tool, wrap < WRAP_CHANCE, own < OWN_RECEIPT_CHANCE)
 
 
 @attrs.define
@@ -74,9 +91,13 @@ class Builder:
     def router_off(self) -> None:
         self.events.append(RouterOff())
 
-    def trip(self, then: str, order_pick: float = 0.0) -> None:
-        """Four gated execs (the fuse trips with the first-write kind), then the first call after the trip."""
-        for _ in range(4):
+    def trip(self, then: str, order_pick: float = 0.0, early: int = 0) -> None:
+        """Four gated execs (the fuse trips with the first-write kind), then the first call after the trip;
+        ``early`` model calls come between the third gate and the fourth (before the trip)."""
+        for number in range(4):
+            if number == 3:
+                for _ in range(early):
+                    self.model()
             self.call("gate", order_pick=order_pick)
         if then == "forfeit":
             self.model()
@@ -124,7 +145,7 @@ def random_sequence(rng: random.Random, length: int) -> HookSequence:
         roll = rng.random()
         if roll < 0.08:
             if playground:
-                builder.trip(rng.choice(AFTER_TRIP), rng.random())
+                builder.trip(rng.choice(AFTER_TRIP), rng.random(), rng.choice(EARLY_MODEL_CALLS))
             else:
                 builder.deferral(rng.choice(("passed", "ts_passed", "passed", "fetch_fail", "search", "no_match")), rng.random())
         elif roll < 0.3:
@@ -133,8 +154,8 @@ def random_sequence(rng: random.Random, length: int) -> HookSequence:
             builder.cancel()
         else:
             builder.call(
-                rng.choice(kinds), rng.choice(BINDINGS), record=rng.random() < 0.7, capped=rng.random() < 0.6,
-                order_pick=rng.random(),
+                variant(rng, rng.choice(kinds)), rng.choice(BINDINGS), record=rng.random() < 0.7,
+                capped=rng.random() < 0.6, order_pick=rng.random(),
             )
     return builder.build()
 

@@ -59,7 +59,8 @@ from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_stat
 from properties.hooks.earlier_stop import EarlierStop, refusal_problem
 from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
-from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape
+from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_parts
+from guard.inspection import INSPECTION_TOOL
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_playground import write_binds_new_project
 from properties.names import REFUSAL_KINDS
@@ -149,11 +150,15 @@ def h1_order_independence(step: HookStep) -> Outcome:
 
 def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
     """Nested, unbound and other-tool receipts are never deferred, never free, never admitted: only a bound outer
-    call's receipt earns a flag, only a bound outer call is admitted, and a nested child's receipt is never counted."""
+    call's receipt earns a flag, only a bound outer call is admitted, and a nested child's receipt is never counted.
+    "Other-tool" also reads the other way (issue 24): a receipt of a tool other than the inspection tool is never
+    deferred nor a correction, whatever its result looks like, and one of a tool other than exec is never free."""
     call = step.call
     if call is None:
         return False, None
-    exercised = call.binding in UNBOUND_BINDINGS or call.binding == "rewritten"
+    shape = step.shape
+    real_tool = shape.real_tool if shape is not None else None
+    exercised = call.binding in UNBOUND_BINDINGS or call.binding == "rewritten" or real_tool != INSPECTION_TOOL
     for guard in ("G", "M"):
         for record in step.records[guard]:
             for call_id, _failed, flags, hook in record.counted:
@@ -162,6 +167,10 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
                 given = granted(flags)
                 if given and not step.bound(hook):
                     return True, f"{guard}: {call_id} ({call.binding}, counted by {hook}) got {given}"
+                wrong_tool = [name for name in given if (name in ("correctable", "corrected") and real_tool != INSPECTION_TOOL)
+                              or (name == "empty_lookup" and real_tool not in EXEC_TOOLS)]
+                if wrong_tool:
+                    return True, f"{guard}: {call_id} ({call.kind}: a {real_tool!r} receipt, counted by {hook}) got {wrong_tool}"
             # The call itself came from this run and session unless its binding says otherwise; the receipt's
             # later tool name or params do not make the call another's.
             if record.admitted and call.binding not in ("bound", "rewritten", "other_tool"):
@@ -282,9 +291,11 @@ def h8_lookup_from_the_record(step: HookStep) -> Outcome:
                     continue
                 exercised = True
                 command = shape.args.get("command") if isinstance(shape.args, dict) else None
-                details = shape.live.get("details", {})
+                # hooks.md: through Tool Search the real tool's result is the envelope's ``details.result``.
+                result = _unwrapped(shape)
+                details = result.get("details", {})
                 expected = bool(
-                    failed and not refused and search_found_nothing(command, details.get("exitCode"), lines_of(shape.live))
+                    failed and not refused and search_found_nothing(command, details.get("exitCode"), lines_of(result))
                 )
                 if (flags.get("empty_lookup") is True) != expected:
                     return True, f"{guard}: {call_id} ({step.call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
@@ -364,6 +375,13 @@ COVERAGE_MINIMUMS = {
     "sequences delivered after-first": 20,
     "sequences delivered persist-first": 20,
     "sequences delivered in mixed order": 20,
+    # Issue 24: the dimensions the spec leaves independent, each reached in the default run.
+    "inspection-shaped results from other tools": 20,
+    "inspection tool with other results": 20,
+    "direct kinds through Tool Search": 20,
+    "refused calls with their own receipt": 20,
+    "refused searches reading nothing found": 20,
+    "trips after model calls": 20,
 }
 
 
@@ -374,7 +392,8 @@ def event_in_h1_scope(event: HookEvent) -> bool:
     if event.binding == "rewritten":
         return False
     shape = call_shape(event.kind, event.index)
-    return not (event.capped and shape.persisted is not shape.live and not (event.record and event.binding in ("bound", "nested")))
+    kept = event.record and shape.record is not None and event.binding in ("bound", "nested")
+    return not (event.capped and shape.persisted is not shape.live and not kept)
 
 
 def in_h1_scope(sequence: HookSequence) -> bool:
@@ -446,6 +465,8 @@ class HookMonitor:
     earlier: "EarlierStop | None" = None
     #: The finalization instruction's text, as first shown (kept across sequences: one text at every trip).
     instruction_seen: "str | None" = None
+    #: Model calls since the last tool call (coverage only: a trip that model calls just preceded).
+    model_calls_in_a_row: int = 0
 
     def start(self, sequence: HookSequence) -> None:
         """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
@@ -461,6 +482,7 @@ class HookMonitor:
         self.cancelled = False
         self.hook_calls = 0
         self.ran_away = False
+        self.model_calls_in_a_row = 0
         self.strict_stop = sequence.strict_stop
         self.tally.traces += 1
 
@@ -631,6 +653,36 @@ class HookMonitor:
             if event.capped and shape.persisted is not shape.live and not refused:
                 kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
                 coverage["capped copies with a record" if kept else "capped copies without a record"] += 1
+            base, tool, wrapped, own = kind_parts(event.kind)
+            counted = any(r.counted for r in records)
+            if counted and shape.real_tool != INSPECTION_TOOL and _inspection_kind(shape):
+                coverage["inspection-shaped results from other tools"] += 1
+            if counted and shape.real_tool == INSPECTION_TOOL and not _inspection_kind(shape):
+                coverage["inspection tool with other results"] += 1
+            if counted and wrapped:
+                coverage["direct kinds through Tool Search"] += 1
+            if refused and own and counted:
+                coverage["refused calls with their own receipt"] += 1
+                if base == "lookup":
+                    coverage["refused searches reading nothing found"] += 1
+        if isinstance(event, ModelCall):
+            self.model_calls_in_a_row += 1
+        elif isinstance(event, Call):
+            if not begin.terminal and end.terminal and self.model_calls_in_a_row:
+                coverage["trips after model calls"] += 1
+            self.model_calls_in_a_row = 0
+
+
+def _unwrapped(shape: Shape) -> Any:
+    """The real tool's result: the live receipt, or for Tool Search the envelope's ``details.result``."""
+    return shape.live.get("details", {}).get("result", shape.live) if shape.tool == "tool_call" else shape.live
+
+
+def _inspection_kind(shape: Shape) -> bool:
+    """The result (unwrapped from Tool Search) is shaped like an inspection's: it names the inspection kind."""
+    live = _unwrapped(shape)
+    details = live.get("details") if isinstance(live, dict) else None
+    return isinstance(details, dict) and details.get("kind") is not None and "schemaVersion" in details
 
 
 def new_monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> HookMonitor:

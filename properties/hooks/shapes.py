@@ -105,12 +105,44 @@ _WRAPPED_INSPECTIONS = {"ts_invalid": INVALID, "ts_no_match": NO_MATCH, "ts_pass
 #: Router shapes (Playground): a gated exec, the version probe that runs, the remedy write, a write to a
 #: bare file (refused, not a remedy), a read of the remedy's path.
 PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy")
-#: Every call kind the generators draw.
-CALL_KINDS = (
+#: Every call kind the generators draw as such (each may also be drawn in the variants ``kind_name`` spells).
+BASE_KINDS = (
     "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "fetch_fail", "invalid", "no_match",
     "incomplete", "measured", "passed", "passed_page_errors", "ts_invalid", "ts_no_match", "ts_passed",
     "describe_fail", "search", "big_read",
 ) + PLAYGROUND_KINDS
+#: Tools a call may name whatever its result looks like (issue 24: hooks.md ties no result shape to a tool, so
+#: the generators draw the tool independently: an exec or a fetch answering with an inspection's result, the
+#: inspection tool answering with an exec's).
+DISGUISES = ("read", "exec", "web_fetch", "write", INSPECTION_TOOL)
+#: Prefix of a kind delivered through Tool Search (``tool_call`` naming the real tool) instead of directly.
+WRAPPED = "ts:"
+#: Suffix of a kind whose receipt, when the guard refused the call, is still the tool's own result (hooks.md says
+#: a refused call runs nothing, not what receipt the host then sends; a refused search may read "nothing found").
+OWN_RECEIPT = "!own"
+
+
+def kind_name(base: str, tool: str | None = None, wrapped: bool = False, own: bool = False) -> str:
+    """The kind that is ``base`` through ``tool`` (None: its own), through Tool Search or not, its own receipt
+    when refused or not: ``[ts:]base[@tool][!own]``."""
+    return f"{WRAPPED if wrapped else ''}{base}{'@' + tool if tool else ''}{OWN_RECEIPT if own else ''}"
+
+
+def kind_parts(kind: str) -> tuple[str, str | None, bool, bool]:
+    """``kind_name``'s inverse: (base, tool or None, wrapped, own receipt)."""
+    wrapped = kind.startswith(WRAPPED)
+    own = kind.endswith(OWN_RECEIPT)
+    core = kind[len(WRAPPED) if wrapped else 0:len(kind) - (len(OWN_RECEIPT) if own else 0)]
+    base, _, tool = core.partition("@")
+    return base, tool or None, wrapped, own
+
+
+#: Every call kind a sequence (or a sequence file) may hold: the base kinds first, then every variant.
+CALL_KINDS = BASE_KINDS + tuple(
+    kind_name(base, tool, wrapped, own)
+    for base in BASE_KINDS for tool in (None, *DISGUISES) for wrapped in (False, True) for own in (False, True)
+    if (tool, wrapped, own) != (None, False, False)
+)
 #: How a receipt relates to its pending call (hooks.md "Binding"); weighted toward bound receipts.
 BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten")
 #: The bindings under which a receipt is its call's: bound, or rewritten params seen only by the persist hook.
@@ -121,9 +153,33 @@ UNBOUND_BINDINGS = frozenset({"nested", "other_run", "other_session", "no_before
 def call_shape(kind: str, index: int) -> Shape:
     """The call of kind ``kind``, the ``index``-th of its sequence (paths and commands vary with it).
 
+    A variant (``kind_name``) keeps its base's result and persisted copy and changes only what it names: the
+    real tool (the params stay the base's: any tool, any arguments), the transport (Tool Search's envelope
+    around the same result). Only the inspection tool records its own result, so a variant has a record
+    exactly when its real tool is the inspection tool (then the result itself, unwrapped). ``!own`` changes
+    nothing here: the delivery reads it (``properties.hooks.deliver``).
+
     Cached: a shape is built once and shared by every guard it is delivered to, so nothing may change it
     (the guard copies what it keeps).
     """
+    base, tool, wrapped, _own = kind_parts(kind)
+    if (tool, wrapped) == (None, False):
+        return _base_shape(base, index)
+    shape = _base_shape(base, index)
+    inner = shape.live.get("details", {}).get("result", shape.live) if shape.tool == "tool_call" else shape.live
+    real = tool or shape.real_tool
+    args = shape.args
+    capped_copy = shape.persisted is not shape.live
+    if wrapped or shape.tool == "tool_call":
+        live = envelope(inner, inner.get("isError", False) is True) if shape.tool != "tool_call" else shape.live
+        params: Any = {"id": real, "args": args}
+        name = "tool_call"
+    else:
+        live, params, name = inner, args, real
+    return Shape(name, params, live, capped(live) if capped_copy else live, inner if real == INSPECTION_TOOL else None)
+
+
+def _base_shape(kind: str, index: int) -> Shape:
     if kind in _DIRECT_INSPECTIONS:
         result = _DIRECT_INSPECTIONS[kind]
         return Shape(INSPECTION_TOOL, INSPECT_ARGS, result, capped(result), result)
