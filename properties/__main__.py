@@ -409,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for invariant_id in subject.ids:
                 if invariant_id in chosen and tally.status(invariant_id) == "vacuous":
                     # Named on its own line before the report, like a violation: never exercised is not a pass.
-                    print(f"FAIL {invariant_id} vacuous: never exercised in {tally.checked[invariant_id]:,} checked steps", flush=True)
+                    print(f"FAIL {invariant_id} vacuous: never exercised in {tally.checked[invariant_id]:,} checked steps"
+                          f"{report.vacuity_explained(subject, tally)}", flush=True)
     for subject in subjects:
         tally = tallies[subject.name]
         print(f"{subject.name}: {tally.traces:,} {subject.unit} checked ({tally.steps:,} steps)", flush=True)

@@ -81,6 +81,17 @@ class Tally:
     traces: int = 0
     #: Drivers of this tally that crashed (one line each: the driver, the exception, what it was running).
     crashes: list[str] = attrs.field(factory=list)
+    #: Issue 24: how production compared with the subject's reference, by what happened (an allowance that
+    #: parted them, a stop they shared): [traces, steps to the shortest, its description]. Empty for a monitor
+    #: that follows no reference.
+    partings: dict = attrs.field(factory=dict)
+
+    def note_parting(self, what: str, steps: int, description: str) -> None:
+        """One trace met ``what`` after ``steps`` steps; the shortest such trace's description is kept."""
+        seen = self.partings.setdefault(what, [0, steps, description])
+        seen[0] += 1
+        if steps < seen[1]:
+            seen[1], seen[2] = steps, description
 
     @property
     def checked(self) -> Counter:
@@ -103,6 +114,11 @@ class Tally:
         self.steps += other.steps
         self.traces += other.traces
         self.crashes.extend(other.crashes)
+        for what, (traces, steps, description) in other.partings.items():
+            seen = self.partings.setdefault(what, [0, steps, description])
+            seen[0] += traces
+            if steps < seen[1]:
+                seen[1], seen[2] = steps, description
 
     def status(self, invariant_id: str) -> str:
         """held, violated, vacuous, or "not judged": never exercised while a driver crashed (issue 22).

@@ -628,7 +628,18 @@ class HookMonitor:
                     self.instruction_seen = reason
         end = records[-1].state.budget if records else None
         if self.admitted or (end is not None and (end.deferrals_used or end.free_used)):
+            # Issue 24 part 4: the first step of this sequence where an allowance made production part from the
+            # reference; a vacuous invariant's report names the shortest one (or says there was none).
+            what = "an admission" if self.admitted else "a deferral" if end.deferrals_used else "a free empty lookup"
+            self.tally.note_parting(what, self.index + 1, f"at step {self.index} ({_event_text(records)})")
             self.earlier = None
+            return
+        stopped = [(record, view) for record, view in zip(records, earlier)
+                   if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal
+                   and record.counted]  # a receipt's trip: a cancel or a model round is not the allowances' business
+        if stopped and stopped[0][1].stopped and stopped[0][0].state.budget.correction is None:
+            self.tally.note_parting("the reference's stop, nothing pending", self.index + 1,
+                                    f"at step {self.index} ({stopped[0][0].hook})")
 
     def count_coverage(self, step: HookStep) -> None:
         """This step's coverage counts (G only): separate from the checks, so ``--only`` never changes them."""
@@ -671,6 +682,11 @@ class HookMonitor:
             if not begin.terminal and end.terminal and self.model_calls_in_a_row:
                 coverage["trips after model calls"] += 1
             self.model_calls_in_a_row = 0
+
+
+def _event_text(records: list[HookRecord]) -> str:
+    """The hooks a step ran, for a parting's description."""
+    return ", ".join(record.hook for record in records) or "no hook"
 
 
 def _unwrapped(shape: Shape) -> Any:
