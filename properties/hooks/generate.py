@@ -91,9 +91,10 @@ class Builder:
     def router_off(self) -> None:
         self.events.append(RouterOff())
 
-    def trip(self, then: str, order_pick: float = 0.0, early: int = 0) -> None:
+    def trip(self, then: str, order_pick: float = 0.0, early: int = 0, retrip: bool = False) -> None:
         """Four gated execs (the fuse trips with the first-write kind), then the first call after the trip;
-        ``early`` model calls come between the third gate and the fourth (before the trip)."""
+        ``early`` model calls come between the third gate and the fourth (before the trip); ``retrip``: after
+        the first call, failures up to the fuse again and one more call."""
         for number in range(4):
             if number == 3:
                 for _ in range(early):
@@ -120,6 +121,12 @@ class Builder:
             self.call(then, order_pick=order_pick)
         # One failure after an admission must stop the run again at once (seed 002).
         self.call("exec_fail", order_pick=order_pick)
+        if retrip:
+            # A second trip after the remedy pends the instruction afresh (hooks.md: every stop makes the phase
+            # pending), so the call after it is again a first refused boundary.
+            for _ in range(3):
+                self.call("exec_fail", order_pick=order_pick)
+            self.call("read", order_pick=order_pick)
 
     def deferral(self, then: str, order_pick: float = 0.0) -> None:
         """Three failures, a correctable inspection failure at the fuse, then the next result."""
@@ -145,7 +152,7 @@ def random_sequence(rng: random.Random, length: int) -> HookSequence:
         roll = rng.random()
         if roll < 0.08:
             if playground:
-                builder.trip(rng.choice(AFTER_TRIP), rng.random(), rng.choice(EARLY_MODEL_CALLS))
+                builder.trip(rng.choice(AFTER_TRIP), rng.random(), rng.choice(EARLY_MODEL_CALLS), rng.random() < 0.5)
             else:
                 builder.deferral(rng.choice(("passed", "ts_passed", "passed", "fetch_fail", "search", "no_match")), rng.random())
         elif roll < 0.3:
