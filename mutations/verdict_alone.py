@@ -173,7 +173,7 @@ def stratified(by_module: dict[str, list[str]], size: int, seed: int) -> list[st
     return sorted(chosen)
 
 
-def _outcome(answer: dict[str, Any]) -> tuple[str, str]:
+def outcome_of(answer: dict[str, Any]) -> tuple[str, str]:
     """(outcome, detail) of one warm verdict run."""
     if answer.get("timed_out"):
         return TIMED_OUT, f"past {TIMEOUT:.0f} s"
@@ -286,7 +286,7 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
         baseline = servers[0].judge("properties", "", scratch / "baseline", seed, TIMEOUT,
                                     subjects=",".join(sorted({s for v in SUBJECTS_OF.values() for s in v.split(",")})))
         if baseline.get("exit_code") != 0:
-            raise VerdictAloneError(f"the verdict fails on the unmutated guard ({_outcome(baseline)[1] or baseline}); "
+            raise VerdictAloneError(f"the verdict fails on the unmutated guard ({outcome_of(baseline)[1] or baseline}); "
                                     "no mutant can be judged")
         say(f"  verdict-alone| baseline (every subject, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
         done = [0]
@@ -301,7 +301,7 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
                 folder = scratch / f"m{index}"
                 answer = server.judge("properties", name, folder, seed, TIMEOUT, subjects=subjects,
                                       first=subjects.split(",")[0])
-                outcome, detail = _outcome(answer)
+                outcome, detail = outcome_of(answer)
                 killer = None
                 if outcome not in KILLS:
                     killer = known.get(name)

@@ -18,7 +18,7 @@ from guard.hooks import Decision, ToolLoopGuard
 from guard.playground import RoutingState
 from properties.budget.state import Snap, memories as budget_memories, snap_production
 from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
-from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, kind_parts, other_tool, rewritten
+from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, kind_error, kind_parts, other_tool, rewritten
 
 
 @attrs.define(slots=False, eq=False)
@@ -92,9 +92,13 @@ class HookRecord:
     returned: Any = None
     #: The same receipts as ``counted``, as the budget got them: (call id, tool, params, failed).
     received: tuple = ()
+    #: A result hook's receipt and the error its event carried (other hooks: None): what H11 classifies.
+    receipt: Any = None
+    error: Any = None
 
 
-def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, message: Any = None) -> HookRecord:
+def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, message: Any = None,
+              receipt: Any = None, error: Any = None) -> HookRecord:
     budget = guard.budget
     logged, admissions = len(budget.log), budget.admissions
     budget.hook = name
@@ -105,6 +109,7 @@ def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, 
         counted=tuple(budget.log[logged:]) if len(budget.log) > logged else (), admitted=budget.admissions - admissions,
         before=before, persisted=returned if name == "tool_result_persist" else None, message=message, returned=returned,
         received=tuple(budget.received[logged:]) if len(budget.received) > logged else (),
+        receipt=receipt, error=error,
     )
 
 
@@ -149,11 +154,14 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
     tool = other_tool(shape.tool) if call.binding == "other_tool" else shape.tool
     executed = rewritten(shape.params) if call.binding == "rewritten" else shape.params
     hooks = ("after", "persist") if call.order == AFTER else ("persist", "after")
+    error = kind_error(call.kind)
     for hook in hooks:
         if hook == "after":
-            record = _run_hook(guard, "after_tool_call", lambda: guard.after_tool_call(call_id, tool, executed, live), state)
+            record = _run_hook(guard, "after_tool_call", lambda: guard.after_tool_call(call_id, tool, executed, live, error),
+                               state, receipt=live, error=error)
         else:
-            record = _run_hook(guard, "tool_result_persist", lambda: guard.tool_result_persist(call_id, tool, persisted), state, persisted)
+            record = _run_hook(guard, "tool_result_persist", lambda: guard.tool_result_persist(call_id, tool, persisted), state,
+                               persisted, receipt=persisted)
         records.append(record)
         state = record.state
     return records

@@ -43,17 +43,18 @@ POLICIES = (AFTER, PERSIST, "mixed")
 DISGUISE_CHANCE = 0.12
 WRAP_CHANCE = 0.12
 OWN_RECEIPT_CHANCE = 0.2
+ERROR_CHANCE = 0.06
 #: Model calls right before a trip's tripping call, drawn independently of what follows the trip: the trip must
 #: start the forfeit count afresh (seed 002: only model calls after the trip forfeit the answer turn).
 EARLY_MODEL_CALLS = (0, 0, 1, 2)
 
 
 def variant(rng: random.Random, base: str) -> str:
-    """``base`` with its tool, transport and refused receipt drawn (always three draws, so later draws of a
-    sequence do not depend on which variant came out)."""
-    disguise, wrap, own = rng.random(), rng.random(), rng.random()
+    """``base`` with its tool, transport, refused receipt and event error drawn (always four draws, so later
+    draws of a sequence do not depend on which variant came out)."""
+    disguise, wrap, own, error = rng.random(), rng.random(), rng.random(), rng.random()
     tool = DISGUISES[int(disguise * 1000) % len(DISGUISES)] if disguise < DISGUISE_CHANCE else None
-    return kind_name(base, tool, wrap < WRAP_CHANCE, own < OWN_RECEIPT_CHANCE)
+    return kind_name(base, tool, wrap < WRAP_CHANCE, own < OWN_RECEIPT_CHANCE, error < ERROR_CHANCE)
 
 
 @attrs.define

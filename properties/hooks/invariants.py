@@ -59,7 +59,8 @@ from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_stat
 from properties.hooks.earlier_stop import EarlierStop, refusal_problem
 from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
-from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_parts
+from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_error, kind_parts
+from properties.hooks.spec_outcome import expected_failed
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_playground import write_binds_new_project
@@ -348,6 +349,33 @@ def h10_instruction_then_stop(step: HookStep) -> Outcome:
     return exercised, None
 
 
+def h11_failure_as_classified(step: HookStep) -> Outcome:
+    """Every counted receipt reaches the budget as a failure exactly when classifiers.md's failed outcome says so
+    of what hooks.md has classified: the tool's kept record for a bound call, else the receipt itself, a capped
+    copy without a record failing closed, a refused call failing whatever its receipt (issue 24: hooks.md ties
+    the failure to the receipt, never to the tool or the result's shape; ``properties.hooks.spec_outcome``)."""
+    call = step.call
+    if call is None:
+        return False, None
+    exercised = False
+    for guard in ("G", "M"):
+        record = None
+        refused = False
+        for hook_record in step.records[guard]:
+            if hook_record.decision is not None and hook_record.decision.block:
+                refused = True
+            if hook_record.hook == "record_tool_result" and hook_record.returned is True and step.shape is not None:
+                record = step.shape.record
+            for call_id, failed, _flags, hook in hook_record.counted:
+                exercised = True
+                bound = step.bound(hook)
+                expected = expected_failed(hook_record.receipt, hook_record.error, bound=bound, record=record, refused=refused)
+                if failed != expected:
+                    return True, (f"{guard}: {call_id} ({call.kind}, {call.binding}, counted by {hook}) reached the budget "
+                                  f"failed={failed}, expected {expected}")
+    return exercised, None
+
+
 CATALOGUE: tuple[Invariant, ...] = (
     Invariant("H1", "000, 001, 002", "order independence", h1_order_independence, subject="hooks"),
     Invariant("H2", "000, 001, 002", "only bound outer calls get allowances", h2_only_bound_outer_calls, subject="hooks"),
@@ -359,6 +387,7 @@ CATALOGUE: tuple[Invariant, ...] = (
     Invariant("H8", "000", "the lookup command comes from the record", h8_lookup_from_the_record, subject="hooks"),
     Invariant("H9", "001", "a capped copy without a record fails closed", h9_capped_copy_fails_closed, subject="hooks"),
     Invariant("H10", "002", "the instruction once, then the stop and one abort", h10_instruction_then_stop, subject="hooks"),
+    Invariant("H11", "000, 001, 002", "a receipt fails exactly as classified", h11_failure_as_classified, subject="hooks"),
 )
 
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
@@ -382,6 +411,7 @@ COVERAGE_MINIMUMS = {
     "refused calls with their own receipt": 20,
     "refused searches reading nothing found": 20,
     "trips after model calls": 20,
+    "events carrying an error": 20,
 }
 
 
@@ -389,7 +419,8 @@ def event_in_h1_scope(event: HookEvent) -> bool:
     """Not a rewritten call, and no capped copy unless the call is bound (or nested) and keeps its own record."""
     if not isinstance(event, Call):
         return True
-    if event.binding == "rewritten":
+    if event.binding == "rewritten" or kind_error(event.kind) is not None:
+        # Only after_tool_call carries the executed params and the event's error: the persist hook cannot see them.
         return False
     shape = call_shape(event.kind, event.index)
     kept = event.record and shape.record is not None and event.binding in ("bound", "nested")
@@ -672,6 +703,8 @@ class HookMonitor:
                 coverage["inspection tool with other results"] += 1
             if counted and wrapped:
                 coverage["direct kinds through Tool Search"] += 1
+            if kind_error(event.kind) is not None and any(r.hook == "after_tool_call" and r.counted for r in records):
+                coverage["events carrying an error"] += 1
             if refused and own and counted:
                 coverage["refused calls with their own receipt"] += 1
                 if base == "lookup":

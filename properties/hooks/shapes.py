@@ -120,28 +120,39 @@ WRAPPED = "ts:"
 #: Suffix of a kind whose receipt, when the guard refused the call, is still the tool's own result (hooks.md says
 #: a refused call runs nothing, not what receipt the host then sends; a refused search may read "nothing found").
 OWN_RECEIPT = "!own"
+#: Suffix of a kind whose ``after_tool_call`` carries an error beside its result (classifiers.md: a receipt is a
+#: failure when the event carries an error), whatever the result says; the persist hook carries none.
+WITH_ERROR = "!error"
+#: The error such an event carries.
+EVENT_ERROR = "the tool raised: connection reset"
 
 
-def kind_name(base: str, tool: str | None = None, wrapped: bool = False, own: bool = False) -> str:
+def kind_name(base: str, tool: str | None = None, wrapped: bool = False, own: bool = False, error: bool = False) -> str:
     """The kind that is ``base`` through ``tool`` (None: its own), through Tool Search or not, its own receipt
-    when refused or not: ``[ts:]base[@tool][!own]``."""
-    return f"{WRAPPED if wrapped else ''}{base}{'@' + tool if tool else ''}{OWN_RECEIPT if own else ''}"
+    when refused or not, its live event carrying an error or not: ``[ts:]base[@tool][!own][!error]``."""
+    return (f"{WRAPPED if wrapped else ''}{base}{'@' + tool if tool else ''}{OWN_RECEIPT if own else ''}"
+            f"{WITH_ERROR if error else ''}")
 
 
 def kind_parts(kind: str) -> tuple[str, str | None, bool, bool]:
-    """``kind_name``'s inverse: (base, tool or None, wrapped, own receipt)."""
+    """``kind_name``'s inverse but for the error (``kind_error``): (base, tool or None, wrapped, own receipt)."""
     wrapped = kind.startswith(WRAPPED)
-    own = kind.endswith(OWN_RECEIPT)
-    core = kind[len(WRAPPED) if wrapped else 0:len(kind) - (len(OWN_RECEIPT) if own else 0)]
-    base, _, tool = core.partition("@")
+    core = kind[len(WRAPPED) if wrapped else 0:].removesuffix(WITH_ERROR)
+    own = core.endswith(OWN_RECEIPT)
+    base, _, tool = core.removesuffix(OWN_RECEIPT).partition("@")
     return base, tool or None, wrapped, own
+
+
+def kind_error(kind: str) -> str | None:
+    """The error a kind's ``after_tool_call`` carries, or None."""
+    return EVENT_ERROR if kind.endswith(WITH_ERROR) else None
 
 
 #: Every call kind a sequence (or a sequence file) may hold: the base kinds first, then every variant.
 CALL_KINDS = BASE_KINDS + tuple(
-    kind_name(base, tool, wrapped, own)
+    kind_name(base, tool, wrapped, own, error)
     for base in BASE_KINDS for tool in (None, *DISGUISES) for wrapped in (False, True) for own in (False, True)
-    if (tool, wrapped, own) != (None, False, False)
+    for error in (False, True) if (tool, wrapped, own, error) != (None, False, False, False)
 )
 #: How a receipt relates to its pending call (hooks.md "Binding"); weighted toward bound receipts.
 BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten")

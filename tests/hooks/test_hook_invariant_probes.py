@@ -1,4 +1,4 @@
-"""Each of H1-H10 can fail: the smallest bug it exists to catch, planted in the hook path, is reported by it alone.
+"""Each of H1-H11 can fail: the smallest bug it exists to catch, planted in the hook path, is reported by it alone.
 
 Every probe plants one bug with pytest's ``MonkeyPatch`` (a public method of ``ToolLoopGuard`` or
 ``Finalization`` wrapped or replaced, or a module-level name of ``guard.hooks`` rebound; never an edit of
@@ -185,3 +185,26 @@ def test_h10_catches_an_instruction_shown_at_every_boundary() -> None:
         return self.phase == PENDING
 
     assert_caught("H10", website(*events), lambda patch: patch.setattr(Finalization, "deliver", planted), at=6)
+
+
+@PROBED("H2")
+def test_h2_catches_a_deferral_granted_by_the_result_shape_alone() -> None:
+    """Plants: the guard takes another tool (``web_fetch``) for the inspection tool. Breaks: only the inspection
+    tool's receipts may wait at the fuse (hooks.md H2, "other-tool receipts are never deferred"; seed 001): a
+    fetch whose result is shaped like an inspection that measured nothing is deferred at the fourth failure."""
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match@web_fetch")]
+    assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "INSPECTION_TOOL", "web_fetch"), at=3)
+
+
+@PROBED("H11")
+def test_h11_catches_a_live_receipt_whose_error_is_dropped() -> None:
+    """Plants: ``after_tool_call`` drops the error its event carries. Breaks: a receipt is a failure when the event
+    carries an error, whatever its result says (classifiers.md "failed outcome"): a read that raised is counted
+    as a success when its live hook comes first."""
+    original = ToolLoopGuard.after_tool_call
+
+    def forgetful(self: ToolLoopGuard, call_id: Any, tool: Any, params: Any, result: Any, error: Any = None) -> None:
+        original(self, call_id, tool, params, result, None)
+
+    sequence = website(Call(0, "read"), Call(1, "read!error", order=AFTER))
+    assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "after_tool_call", forgetful), at=1)

@@ -1,0 +1,41 @@
+"""The verdict-alone layer's pure parts: the stratified sample, mutant names, and how a verdict run is read."""
+
+from __future__ import annotations
+
+from mutations.verdict_alone import CRASHED, SURVIVED, TIMED_OUT, VACUOUS, VIOLATED, module_of, outcome_of, stratified
+
+
+def _modules() -> dict[str, list[str]]:
+    return {"guard/big.py": [f"guard.big.x_f__mutmut_{n}" for n in range(900)],
+            "guard/mid.py": [f"guard.mid.x_g__mutmut_{n}" for n in range(90)],
+            "guard/tiny.py": [f"guard.tiny.x_h__mutmut_{n}" for n in range(5)]}
+
+
+def test_the_sample_is_proportional_with_a_floor_and_repeats_for_its_seed() -> None:
+    modules = _modules()
+    first = stratified(modules, 300, seed=7)
+    by_module = {module: sum(name.startswith(module[:-3].replace("/", ".") + ".") for name in first) for module in modules}
+    # 300 of 995: big gets 271 by its share, mid 27; tiny's share (1.5) is raised to all five it has.
+    assert by_module == {"guard/big.py": 271, "guard/mid.py": 27, "guard/tiny.py": 5}
+    assert len(set(first)) == len(first)
+    assert stratified(modules, 300, seed=7) == first
+    assert stratified(modules, 300, seed=8) != first
+
+
+def test_a_sample_as_large_as_the_mutants_is_every_mutant() -> None:
+    modules = _modules()
+    assert stratified(modules, 5000, seed=1) == sorted(name for names in modules.values() for name in names)
+
+
+def test_mutmut_names_map_to_their_modules() -> None:
+    assert module_of("guard.hooks.x\u01c1ToolLoopGuard\u01c1after_tool_call__mutmut_3") == "guard/hooks.py"
+    assert module_of("guard.navigation_evidence.x_classify__mutmut_1") == "guard/navigation_evidence.py"
+
+
+def test_a_verdict_run_is_read_by_what_failed_it() -> None:
+    assert outcome_of({"exit_code": 0}) == (SURVIVED, "")
+    assert outcome_of({"timed_out": True})[0] == TIMED_OUT
+    assert outcome_of({"exit_code": 1, "invariant": "H8", "verdict_line": "verdict: FAIL (H8 violated)"}) == (VIOLATED, "H8")
+    assert outcome_of({"exit_code": 1, "verdict_line": "verdict: FAIL (H5 vacuous; H6 vacuous)"}) == (VACUOUS, "H5, H6")
+    crashed = outcome_of({"exit_code": 1, "verdict_line": "verdict: FAIL (H5 vacuous; driver error: hooks bulk: TypeError)"})
+    assert crashed[0] == CRASHED and "TypeError" in crashed[1]
