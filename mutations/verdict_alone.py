@@ -469,15 +469,16 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
     """The ``--verdict-alone`` session. Exit 1 when a survivor some unit test kills is not listed in
     ``UNREACHED_FILE`` (part 3 of issue 24), 0 otherwise; 2 for a user error (one line)."""
     try:
-        before = load_before()
+        load_before()
         unreached = load_unreached()
         result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from)
+        if record:
+            record_before(result)
+        # Read after the run: a 'before' recorded while this run was judging still makes the table.
+        before = load_before()
     except VerdictAloneError as error:
         sys.stderr.write(f"python -m mutations --verdict-alone: {error}\n")
         return 2
-    if record:
-        record_before(result)
-        before = load_before()
     report = write(result, reports, before, unreached)
     print()
     print("verdict alone, by guard module:")
