@@ -330,7 +330,7 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
 
 
 def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None = None,
-        say: Any = print) -> Run:
+        record: bool = False, say: Any = print) -> Run:
     """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one."""
     from mutations import equivalents, mutmut_layer
 
@@ -344,6 +344,11 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
     by_module = {module: [n for n in names if n not in listed] for module, names in every.items()}
     total = sum(len(names) for names in by_module.values())
     names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
+    if properties_from is not None and record:
+        # Recording 'before': the mutants already recorded keep their outcome (the verdict of REV does not change).
+        known = load_before().get("outcomes", {})
+        say(f"  verdict-alone| {sum(1 for n in names if n in known)} of the sample already recorded as 'before'")
+        names = [n for n in names if n not in known]
     say(f"  verdict-alone| {total} non-equivalent mutants ({len(listed)} listed equivalents left out); judging "
         + (f"a sample of {len(names)} (seed {seed}, stratified by module, at least {MODULE_FLOOR} a module)"
            if sample is not None else "every one (--all)") + f" with {jobs} warm servers")
@@ -471,7 +476,7 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
     try:
         load_before()
         unreached = load_unreached()
-        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from)
+        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record)
         if record:
             record_before(result)
         # Read after the run: a 'before' recorded while this run was judging still makes the table.
