@@ -149,6 +149,11 @@ def listed_mutants(root: Path) -> dict[str, list[str]]:
     return found
 
 
+def module_floor(size: int, modules: int) -> int:
+    """The fewest mutants a module gets in a sample of ``size``: ``MODULE_FLOOR``, less when the sample is small."""
+    return max(1, min(MODULE_FLOOR, size // max(1, modules)))
+
+
 def stratified(by_module: dict[str, list[str]], size: int, seed: int) -> list[str]:
     """``size`` names drawn with ``random.Random(seed)``, each module's share in proportion to its count.
 
@@ -163,7 +168,7 @@ def stratified(by_module: dict[str, list[str]], size: int, seed: int) -> list[st
     shares = {module: int(value) for module, value in exact.items()}
     for module in sorted(exact, key=lambda m: (exact[m] - shares[m], m), reverse=True)[: size - sum(shares.values())]:
         shares[module] += 1
-    floor = max(1, min(MODULE_FLOOR, size // max(1, len(by_module))))
+    floor = module_floor(size, len(by_module))
     rng = random.Random(seed)
     chosen: list[str] = []
     for module in sorted(by_module):
@@ -350,8 +355,9 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
         say(f"  verdict-alone| {sum(1 for n in names if n in known)} of the sample already recorded as 'before'")
         names = [n for n in names if n not in known]
     say(f"  verdict-alone| {total} non-equivalent mutants ({len(listed)} listed equivalents left out); judging "
-        + (f"a sample of {len(names)} (seed {seed}, stratified by module, at least {MODULE_FLOOR} a module)"
-           if sample is not None else "every one (--all)") + f" with {jobs} warm servers")
+        + (f"a sample of {len(names)} (seed {seed}, stratified by module, at least "
+           f"{module_floor(sample, len(by_module))} a module)" if sample is not None else "every one (--all)")
+        + f" with {jobs} warm servers")
     with tempfile.TemporaryDirectory(prefix="verdict-alone-copy-") as parent:
         copy = _copy_with_properties(root, properties_from, Path(parent)) if properties_from else root / "mutants"
         judged = judge(root, names, seed, jobs, copy, find_unit_killers=properties_from is None, say=say)
