@@ -86,7 +86,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def mutants(session: nox.Session) -> None:
-    """mutmut over guard/ plus the rule catalogue and the red check."""
+    """mutmut over guard/ plus the rule catalogue and the red check; ``-- --verdict-alone``: mutmut's mutants judged
+    by the property verdict alone (a seeded sample of 300, ``--all`` for every mutant; mutations/verdict_alone.py)."""
     _install(session, RUNTIME, TEST, MUTANTS)
     session.run("python", "-m", "mutations", *session.posargs, env={**ENV, **_viewer(session)})
 
