@@ -119,9 +119,18 @@ STRING_LIST = FieldType("a list of strings",
                         lambda value: isinstance(value, list) and all(isinstance(item, str) for item in value))
 
 
+#: An error message lists at most this many of a field's choices (a hook kind has about a thousand).
+SHOWN_CHOICES = 12
+
+
 def one_of(*choices: str) -> FieldType:
-    """A string from ``choices``."""
-    return FieldType(f"one of {', '.join(choices)}", lambda value: isinstance(value, str) and value in choices)
+    """A string from ``choices``; the error names the first ``SHOWN_CHOICES`` of them and how many there are."""
+    allowed = frozenset(choices)
+    if len(choices) <= SHOWN_CHOICES:
+        described = f"one of {', '.join(choices)}"
+    else:
+        described = f"one of {len(choices):,} names such as {', '.join(choices[:SHOWN_CHOICES])}"
+    return FieldType(described, lambda value: isinstance(value, str) and value in allowed)
 
 
 #: The default of a field that must be present.
