@@ -62,7 +62,8 @@ from typing import Any, Sequence
 
 from properties import profiles, progress
 from properties.budget import bulk
-from properties.budget.invariants import Tally, new_monitor
+from properties.catalogue import Tally
+from properties.budget.monitor import new_monitor
 
 SEED = 20_240_601
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +96,7 @@ def _step_checked(traces: list[list[Any]]) -> tuple[int, float]:
     start = time.perf_counter()
     for events in traces:
         budgets = bulk.default_copies()
-        monitor = new_monitor(bulk.SPEC_LIMITS, Tally(), budgets, **bulk.MONITOR_OPTIONS)
+        monitor = new_monitor(Tally(), limits=bulk.SPEC_LIMITS, budgets=budgets, **bulk.MONITOR_OPTIONS)
         tail = 0
         for event in events:
             monitor.step(event)

@@ -27,7 +27,10 @@ import attrs
 from guard.limits import Limits
 from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Round, Stop
-from properties.budget.invariants import BY_ID, Tally, Violation, new_monitor, snap
+from properties.budget.invariants import BY_ID
+from properties.catalogue import Tally, Violation
+from properties.budget.monitor import new_monitor
+from properties.budget.state import snap
 from properties.trace import Trace, dumps, save_trace
 
 DEFAULT_DIR = Path("counterexamples")
@@ -35,7 +38,7 @@ DEFAULT_DIR = Path("counterexamples")
 
 def first_violation(events: Sequence[Event], limits: Limits, invariant: str | None = None) -> Violation | None:
     """Replay ``events`` through a fresh monitor; the first violation (of ``invariant``, if given)."""
-    monitor = new_monitor(limits, Tally(), new_copies(limits))
+    monitor = new_monitor(Tally(), limits=limits, budgets=new_copies(limits))
     for event in events:
         for violation in monitor.step(event):
             if invariant is None or violation.invariant == invariant:
@@ -81,7 +84,7 @@ def describe(event: Event) -> str:
 
 def step_table(events: Sequence[Event], limits: Limits, copies: Sequence[str] = ("R", "P")) -> str:
     """One row per event: the event and, per copy, consecutive/total/waiting/correction/stopped."""
-    monitor = new_monitor(limits, Tally(), new_copies(limits))
+    monitor = new_monitor(Tally(), limits=limits, budgets=new_copies(limits))
     header = f"{'step':>4}  {'event':<44}" + "".join(f"  {name + ' c/t/wait/corr/stop':<28}" for name in copies)
     rows = [header, "-" * len(header)]
     for index, event in enumerate(events):

@@ -61,7 +61,8 @@ from guard.limits import Limits
 from properties import work_bound
 from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import Tally, new_monitor
+from properties.catalogue import Tally
+from properties.budget.monitor import new_monitor
 from properties.budget.state import BudgetState, budget_state
 from properties.names import DISCOVERY_TOOLS
 from properties.trace import Trace, TraceError, event_to_json, printable, read_trace
@@ -261,7 +262,7 @@ def saved_verdict(trace: Trace, broken: Sequence[Broken]) -> str:
 
 def _new_judge(limits: Limits) -> Any:
     """The budget's monitor over fresh copies with the trace's limits: the checks every driver runs."""
-    return new_monitor(limits, Tally(), new_copies(limits))
+    return new_monitor(Tally(), limits=limits, budgets=new_copies(limits))
 
 
 def replay_rows(trace: Trace, events: Iterable[Event], broken: dict[str, Broken]) -> Iterator[Row]:

@@ -46,7 +46,8 @@ import numpy as np
 
 from properties.budget.copies import SPEC_LIMITS, applier, default_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import Tally, Violation, new_monitor
+from properties.catalogue import Tally, Violation
+from properties.budget.monitor import new_monitor
 from properties.names import LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
@@ -533,7 +534,7 @@ def run_bulk(
         source = (item for number, size in slices for item in slice_traces(seed, number, size, families))
     for family, events in source:
         budgets = copies()
-        monitor = new_monitor(SPEC_LIMITS, tally, budgets, **options)
+        monitor = new_monitor(tally, limits=SPEC_LIMITS, budgets=budgets, **options)
         before_deferrals = tally.coverage["deferrals"]
         before_rescues = tally.coverage["rescues"]
         before_admissions = tally.coverage["admissions"]

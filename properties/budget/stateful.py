@@ -43,7 +43,8 @@ from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
 from properties.budget.bulk import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
 from properties.budget.events import Event, Result
-from properties.budget.invariants import Monitor, Tally, Violation, new_monitor
+from properties.budget.monitor import Monitor, new_monitor
+from properties.catalogue import Tally, Violation
 from properties.names import LANE_NAMES, LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
@@ -119,7 +120,7 @@ class BudgetMachine(RuleBasedStateMachine):
         options: dict[str, Any] = {}
         if run.only is not None:
             options["invariants"] = run.only
-        self.monitor: Monitor = new_monitor(SPEC_LIMITS, run.tally, self.budgets, **options)
+        self.monitor: Monitor = new_monitor(run.tally, limits=SPEC_LIMITS, budgets=self.budgets, **options)
         self.events: list[Event] = []
         self.reached: set[str] = set()
         self.tail = 0

@@ -16,7 +16,8 @@ from guard.limits import Limits
 from properties.budget import drivers
 from properties.budget.copies import SPEC_LIMITS, new_copies
 from properties.budget.events import EVENT_NAMES
-from properties.budget.invariants import CATALOGUE, COVERAGE_MINIMUMS, new_monitor
+from properties.budget.invariants import CATALOGUE, COVERAGE_MINIMUMS
+from properties.budget.monitor import new_monitor
 from properties.catalogue import Invariant, Tally, Violation
 from properties.subject import Driver, Subject
 
@@ -29,7 +30,7 @@ def monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> Any:
     options: dict[str, Any] = {}
     if only is not None:
         options["invariants"] = tuple(only)
-    return new_monitor(SPEC_LIMITS, tally, new_copies(SPEC_LIMITS), **options)
+    return new_monitor(tally, limits=SPEC_LIMITS, budgets=new_copies(SPEC_LIMITS), **options)
 
 
 def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:

@@ -258,7 +258,7 @@ def render_session(session: Session, order: str) -> str:
 
 def replay_files(paths: Sequence[str]) -> tuple[str, int]:
     """Each hook sequence file through the monitor: its step table and verdict; exit 1 on a violation."""
-    from properties.hooks.invariants import HookMonitor
+    from properties.hooks.monitor import HookMonitor
     from properties.hooks.sequence_file import load
     from properties.hooks.subject import step_table
 

@@ -18,7 +18,8 @@ import attrs
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks import drivers
 from properties.hooks.events import EVENT_NAMES, Call, HookSequence
-from properties.hooks.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS, HookMonitor
+from properties.hooks.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS
+from properties.hooks.monitor import HookMonitor
 from properties.subject import Driver, Subject
 
 COUNTEREXAMPLES = Path("counterexamples")

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from properties.catalogue import Tally, Violation
-from properties.navigation.invariants import Step, new_monitor
+from properties.navigation.invariants import Step
+from properties.navigation.monitor import new_monitor
 from properties.navigation.scenario import Scenario, ScenarioError, load
 
 WIDTH = 52

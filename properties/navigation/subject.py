@@ -20,7 +20,8 @@ import attrs
 from guard.navigation_limits import NavigationLimits
 from properties.catalogue import Invariant, Tally, Violation
 from properties.navigation import bulk
-from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC, new_monitor
+from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
+from properties.navigation.monitor import new_monitor
 from properties.navigation.scenario import Scenario, save
 from properties.subject import Driver, DriverRequest, DriverResult, Subject
 

@@ -22,7 +22,9 @@ from properties.budget import explorer
 from properties.budget.copies import new_copies
 from properties.budget.events import FirstCall, Result, Round, Stop
 from properties.budget.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
-from properties.budget.invariants import CATALOGUE, Monitor, Tally
+from properties.budget.invariants import CATALOGUE
+from properties.budget.monitor import Monitor
+from properties.catalogue import Tally
 from properties.counterexample import first_violation
 from properties.engine.collector import SEARCH_GC_THRESHOLD
 from properties.trace import load_trace

@@ -19,7 +19,8 @@ from guard.budget import RunProgressBudget
 from properties.budget import bulk, stateful
 from properties.__main__ import main
 from properties.budget.events import Result, Round
-from properties.budget.invariants import CATALOGUE, Tally
+from properties.budget.invariants import CATALOGUE
+from properties.catalogue import Tally
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The unplanted copies, kept before any test replaces ``bulk.default_copies``.

@@ -180,7 +180,7 @@ def _navigation_scenarios() -> st.SearchStrategy[Any]:
 
 def _navigation_verdict(scenario: Any) -> list[tuple[str, str]]:
     from properties.catalogue import Tally
-    from properties.navigation.invariants import new_monitor
+    from properties.navigation.monitor import new_monitor
 
     return [(violation.invariant, str(violation)) for violation in new_monitor(Tally()).step(scenario)]
 

@@ -29,7 +29,8 @@ from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state, memories
 from properties.hooks.events import HookSequence
 from properties.hooks.generate import Builder, sequences
-from properties.hooks.invariants import CATALOGUE, HookMonitor
+from properties.hooks.invariants import CATALOGUE
+from properties.hooks.monitor import HookMonitor
 from properties.hooks.sequence_file import load as load_sequence, save as save_sequence
 from properties.hooks.shapes import (
     INSPECT_ARGS, INCOMPLETE, INVALID, MEASURED, NO_MATCH, PASSED, PASSED_PAGE_ERRORS, RUN, SESSION, STOP_HEAD,
