@@ -1,26 +1,19 @@
-"""A counterexample is a short trace, a step table, a saved trace file and the invariant it breaks.
+"""A budget counterexample: a short trace, a step table, a saved ``guard-trace/1`` file and the invariant it breaks.
 
-Every driver ends here when an invariant fails: Hypothesis shrinks its own
-examples, the explorer keeps the shortest path (breadth first), and the bulk
-driver shrinks by deleting events while the same invariant still fails. The
-saved file is a ``guard-trace/1`` document that ``nox -s replay -- FILE``
-shows side by side and judges again.
-
-File names. Each counterexample gets its own file, named from the driver, the
-worker (``A``/``B`` for the two bulk processes), the invariant, the number of
-steps and a short hash of the content (``bulk-A-B11-2steps-3f9c21ab.json``):
-two workers, or two runs, never overwrite each other's file, and the same
-counterexample found twice lands in the same file rather than in two. The file
-names the invariant and the step (from 0, as ``step_table`` and replay number
-steps) where it broke, so replay can say whether it still breaks.
+Every budget driver ends here when an invariant fails: Hypothesis shrinks its
+own examples, the explorer keeps the shortest path (breadth first), and the
+bulk driver shrinks by deleting events while the same invariant still fails
+(``properties.counterexample.shrink``). The saved file is what
+``nox -s replay -- FILE`` shows side by side and judges again; it names the
+invariant and the step (from 0, as ``step_table`` and replay number steps)
+where it broke, so replay can say whether it still breaks. File names follow
+``properties.counterexample.file_stem``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import attrs
 
@@ -31,9 +24,10 @@ from properties.budget.invariants import BY_ID
 from properties.catalogue import Tally, Violation
 from properties.budget.monitor import new_monitor
 from properties.budget.state import snap
-from properties.trace import Trace, dumps, save_trace
-
-DEFAULT_DIR = Path("counterexamples")
+from properties.budget.trace_file import Trace, dumps, save_trace
+from properties.budget.copies import SPEC_LIMITS
+from properties.counterexample import DEFAULT_DIR, file_stem
+from properties.counterexample import shrink as shrink_items
 
 
 def first_violation(events: Sequence[Event], limits: Limits, invariant: str | None = None) -> Violation | None:
@@ -53,17 +47,7 @@ def shrink(events: Sequence[Event], limits: Limits, invariant: str) -> list[Even
     if violation is None:
         return current
     current = current[: violation.step + 1]
-    chunk = max(1, len(current) // 2)
-    while chunk >= 1:
-        index = 0
-        while index < len(current):
-            candidate = current[:index] + current[index + chunk:]
-            if candidate and first_violation(candidate, limits, invariant) is not None:
-                current = candidate
-            else:
-                index += chunk
-        chunk //= 2
-    return current
+    return shrink_items(current, lambda candidate: first_violation(candidate, limits, invariant) is not None)
 
 
 def describe(event: Event) -> str:
@@ -119,17 +103,11 @@ class Counterexample:
         )
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
-
-
 def counterexample_trace(driver: str, events: Sequence[Event], limits: Limits, violation: Violation,
                          worker: str = "", note: str = "") -> Trace:
     """The trace file of a counterexample, named ``driver[-worker]-invariant-Nsteps-hash``."""
     body = Trace(name="", events=tuple(events), limits=limits, invariant=violation.invariant, step=violation.step)
-    digest = hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()[:8]
-    parts = [_slug(driver), _slug(worker), violation.invariant, f"{len(body.events)}steps", digest]
-    name = "-".join(part for part in parts if part)
+    name = file_stem([driver, worker, violation.invariant, f"{len(body.events)}steps"], dumps(body))
     origin = f"{driver}" + (f" worker {worker}" if worker else "") + (f", {note}" if note else "")
     return attrs.evolve(body, name=name, origin=origin)
 
@@ -152,3 +130,22 @@ def record(driver: str, events: Sequence[Event], limits: Limits, violation: Viol
     final = found or violation
     path = save_counterexample(driver, small, limits, final, out_dir, worker, note)
     return Counterexample(driver, final, tuple(small), limits, path)
+
+
+#: A counterexample longer than this is saved as it is: shrinking it would cost more than the run.
+SHRINK_AT_MOST = 200
+
+
+def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:
+    """Shrink, save (``counterexamples/``) and print a failing budget trace; a long one is saved unshrunk.
+
+    ``driver`` may carry the worker's letter ("bulk A"): it goes into the file name
+    (``properties.counterexample``), so that two workers never write the same file.
+    """
+    driver, _, worker = driver.partition(" ")
+    events = list(events[: violation.step + 1]) if violation.step < len(events) else list(events)
+    if len(events) > SHRINK_AT_MOST:
+        path = save_counterexample(driver, events, SPEC_LIMITS, violation, worker=worker, note="not shrunk")
+        return f"COUNTEREXAMPLE from {driver}: {violation}\n  {len(events)} events, not shrunk; saved: {path}", str(path)
+    found = record(driver, events, SPEC_LIMITS, violation, worker=worker)
+    return found.render(), str(found.path)

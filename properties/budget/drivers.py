@@ -294,7 +294,8 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
         return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
     # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
     quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
-    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
+    seconds = request.options.get("explorer_seconds")
+    seconds = seconds if seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
     start = time.perf_counter()
     deadline = start + seconds
     configs = explorer.configurations(quick)

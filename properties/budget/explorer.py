@@ -113,11 +113,12 @@ from guard.limits import Limits
 from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties import work_bound
-from properties.counterexample import DEFAULT_DIR, Counterexample, record
+from properties.budget.counterexample import Counterexample, record
+from properties.counterexample import DEFAULT_DIR
 from properties.engine.collector import collector_for_search, freeze_level
 from properties.engine.pool import ForkPool
 from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
-from properties.trace import Trace, dumps, save_trace
+from properties.budget.trace_file import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.invariants import BY_ID, CATALOGUE, Snap, Step
 from properties.budget.monitor import Monitor, runaway_message

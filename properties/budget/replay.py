@@ -6,7 +6,7 @@ Usage::
 
 Without FILE it replays the built-in recorded sessions (``properties.budget.fixtures``:
 the three website runs of seed 001 and seed 002's photo-renamer). With FILE
-arguments it loads ``guard-trace/1`` files (``properties.trace``). Every trace
+arguments it loads ``guard-trace/1`` files (``properties.budget.trace_file``). Every trace
 gets a table, a one-line summary such as::
 
     reference stops after call 11; production open (waiting: global)
@@ -18,7 +18,7 @@ and the verdict of the subject's monitor, the very checks every driver runs
     BROKEN B5 (bounded deferrals) at step 0: P deferred 'global' ...
     saved for B5 at step 0: still breaks at step 0
 
-Steps count from 0, as the failure table of ``properties.counterexample``
+Steps count from 0, as the failure table of ``properties.budget.counterexample``
 and every ``Violation`` number them. The second line appears when the file
 names the invariant it was saved for. Exit status: 0 when no invariant
 breaks, 1 when one does, 2 for a bad file or option (one line on stderr
@@ -39,7 +39,7 @@ table (legend below it) and kept whole in the summary and in ``--json``.
 
 Long traces are streamed: a table shows the first ``TABLE_ROWS`` steps and
 counts the rest; ``--json`` prints every row, one per line, in strict JSON.
-Text from a file is printed escaped (``properties.trace.printable``).
+Text from a file is printed escaped (``properties.budget.trace_file.printable``).
 
 The production column is the copy ``P`` of ``properties.budget.copies``: every flag
 as the trace gives it. A trace of another subject (its ``subject`` field) is
@@ -53,6 +53,7 @@ import json
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import attrs
@@ -65,7 +66,7 @@ from properties.catalogue import Tally
 from properties.budget.monitor import new_monitor
 from properties.budget.state import BudgetState, budget_state
 from properties.names import DISCOVERY_TOOLS
-from properties.trace import Trace, TraceError, event_to_json, printable, read_trace
+from properties.budget.trace_file import Trace, TraceError, dumps, event_to_json, load_trace, printable, read_trace
 
 #: Long tool names are shown without this prefix so the table fits 100 columns.
 TOOL_PREFIX = "pixel_ods_workspace_"
@@ -595,19 +596,11 @@ def replay_main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--hooks" in argv:  # the same sessions through the hook path: properties/hooks/replay.py
-        from properties.hooks import replay as hooks
-
-        return hooks.main([arg for arg in argv if arg != "--hooks"])
     try:
         args = _parser().parse_args(argv)
     except UsageError as error:
         print(f"python -m properties.replay: {error}", file=sys.stderr)
         return 2
-    from properties.navigation import replay as navigation  # seed 003: navigation scenarios have their own replay
-
-    if args.files and all(navigation.is_scenario_file(name) for name in args.files):
-        return navigation.main(args.files)
     try:
         # Every file is checked whole before anything is printed: a bad file prints one line and nothing else.
         traces = load_traces(args.files)
@@ -630,9 +623,6 @@ def replay_main(argv: Sequence[str] | None = None) -> int:
                 text, broken = _render(trace, path, TABLE_ROWS)
                 broke = broke or broken
                 print(("\n" if index else "") + text, flush=True)
-            if not args.files and not args.name:
-                print()
-                navigation.main()
         sys.stdout.flush()
     except TraceError as error:  # the file changed between the check and the replay
         print(f"error: {error}", file=sys.stderr)
@@ -682,6 +672,47 @@ def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
         broke = broke or bool(found)
     write("]}\n")
     return broke
+
+
+# -- pinning (``properties.regressions``) ------------------------------------------------------
+
+
+def pin_trace(source: Path, folder: Path, invariant: str | None = None) -> tuple[Path, tuple[str, ...]]:
+    """Copy the trace file ``source`` into ``folder``; the new path and the invariants that break on the current code."""
+    trace = load_trace(source)
+    if invariant is not None:
+        if not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", invariant):
+            raise TraceError(f"--invariant: expected an invariant id such as B5, got {invariant!r}")
+        if trace.invariant is not None and trace.invariant != invariant:
+            raise TraceError(f"{printable(source)}: invariant: the file was saved for {trace.invariant}, not {invariant}")
+        trace = attrs.evolve(trace, invariant=invariant)
+    if trace.invariant is None:
+        raise TraceError(f"{printable(source)}: invariant: missing; a pinned regression must say which invariant it "
+                         "once broke (--invariant B5)")
+    if not trace.origin.startswith("pinned from "):  # pinning a pinned file keeps where it first came from
+        trace = attrs.evolve(trace, origin=f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else ""))
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", trace.name).strip("-") or "regression"
+    target = folder / f"{name}.json"
+    text = dumps(trace)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if target.exists() and target.read_text(encoding="utf-8") != text:
+            raise TraceError(f"{printable(target)}: already exists with other content; rename the trace (its name field)")
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise TraceError(f"{printable(target)}: cannot write: {error.strerror}") from None
+    return target, tuple(f"{item.invariant} (at step {item.step})" for item in judge_trace(trace) if item.invariant)
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    """Re-judge one pinned trace file: (one line, whether it holds)."""
+    trace = load_trace(path)
+    broken = judge_trace(trace)
+    once = f"once broke {trace.invariant}" + (f" at step {trace.step}" if trace.step is not None else "")
+    if broken:
+        first = broken[0]
+        return f"BROKEN {path.name}: {first.invariant} at step {first.step}: {first.message} ({once})", False
+    return f"holds {path.name} ({once}; {len(trace.events)} steps)", True
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ tally, the examples that reached each coverage count, the last failure) and
 how it is configured (which invariants, which copies) live in a
 ``MachineRun`` bound to a subclass made for that run (``machine_for``), so two
 runs in one process never share counts and a test plants a bug by passing
-``copies=``. ``standalone_machine()`` is the same machine for pytest and
+``copies=``. ``standalone()`` is the same machine for pytest and
 HypoFuzz: every invariant, the real copies.
 """
 
@@ -90,7 +90,7 @@ DRAWS = st.builds(
 class BudgetMachine(RuleBasedStateMachine):
     """All copies, one trace, one monitor; rules weighted per example (swarm testing).
 
-    Run it through a subclass from ``machine_for`` (or ``standalone_machine``), which binds the run's
+    Run it through a subclass from ``machine_for`` (or ``standalone``), which binds the run's
     ``MachineRun``; the base class has none.
     """
 
@@ -303,7 +303,7 @@ def machine_for(run: MachineRun) -> type:
     return type("BudgetMachine", (BudgetMachine,), {"run": run})
 
 
-def standalone_machine() -> type:
+def standalone() -> type:
     """The machine as a standalone test class (pytest, HypoFuzz): every invariant, the real copies.
 
     A violation fails the example with an ``AssertionError`` whose lines read ``VIOLATED <id> ...``.

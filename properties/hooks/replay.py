@@ -27,7 +27,7 @@ says where each stopped and whether both orders left production in the same
 state after every call.
 
 With FILE arguments it reads ``guard-hook-sequence/1`` files (saved hook
-counterexamples, ``properties.hooks.sequence_file``), replays each through
+counterexamples, ``properties.hooks.trace_file``), replays each through
 the hook monitor (both orders and H3's oracle) and prints its step
 table and verdict; the exit status is 1 when one of them violates an
 invariant. A bad or missing file prints one line naming the file and the
@@ -259,8 +259,8 @@ def render_session(session: Session, order: str) -> str:
 def replay_files(paths: Sequence[str]) -> tuple[str, int]:
     """Each hook sequence file through the monitor: its step table and verdict; exit 1 on a violation."""
     from properties.hooks.monitor import HookMonitor
-    from properties.hooks.sequence_file import load
-    from properties.hooks.subject import step_table
+    from properties.hooks.trace_file import load
+    from properties.hooks.counterexample import step_table
 
     out, status = [], 0
     loaded = [(path, *load(Path(path))) for path in paths]

@@ -129,7 +129,7 @@ def machine_for(run: MachineRun) -> type:
     return type("HookMachine", (HookMachine,), {"run": run})
 
 
-def standalone_machine() -> type:
+def standalone() -> type:
     """The machine as a standalone test class (pytest, HypoFuzz): every hook invariant."""
     return machine_for(MachineRun())
 

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 import attrs
 
 from properties.catalogue import Invariant, Outcome, unique_ids
-from properties.navigation.scenario import Run, Scenario, run
+from properties.navigation.scenario import Run, run
+from properties.navigation.events import Scenario
 
 SUBJECT = "navigation"
 

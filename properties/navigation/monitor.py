@@ -10,7 +10,7 @@ from properties import work_bound
 from properties.catalogue import Tally, Violation
 from properties.judge import Judge
 from properties.navigation.invariants import BY_ID, CATALOGUE, Step, coverage, judge
-from properties.navigation.scenario import Scenario
+from properties.navigation.events import Scenario
 
 
 @attrs.define

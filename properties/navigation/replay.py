@@ -21,7 +21,8 @@ from typing import Any, Sequence
 from properties.catalogue import Tally, Violation
 from properties.navigation.invariants import Step
 from properties.navigation.monitor import new_monitor
-from properties.navigation.scenario import Scenario, ScenarioError, load
+from properties.navigation.events import Scenario
+from properties.navigation.trace_file import ScenarioError, load
 
 WIDTH = 52
 

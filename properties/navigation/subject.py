@@ -22,7 +22,8 @@ from properties.catalogue import Invariant, Tally, Violation
 from properties.navigation import bulk
 from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
 from properties.navigation.monitor import new_monitor
-from properties.navigation.scenario import Scenario, save
+from properties.navigation.events import Scenario
+from properties.navigation.trace_file import save
 from properties.subject import Driver, DriverRequest, DriverResult, Subject
 
 

@@ -528,7 +528,7 @@ def test_side_by_side_keeps_only_the_counterexample_it_reports(monkeypatch, tmp_
         real_rmtree(path, ignore_errors=ignore_errors)
 
     monkeypatch.setattr(drivers.shutil, "rmtree", counting_rmtree)
-    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", options={"explorer_seconds": 300.0}))
     assert len(staged) >= 1, "the other configurations broke too and saved files of their own"
     saved = sorted((tmp_path / "counterexamples").iterdir())
     assert result.counterexample_path is not None

@@ -401,9 +401,9 @@ FORMATS = {
 
 def _loader(fmt: str):
     if fmt == "hooks":
-        from properties.hooks.sequence_file import load
+        from properties.hooks.trace_file import load
     else:
-        from properties.navigation.scenario import load
+        from properties.navigation.trace_file import load
     return load
 
 

@@ -12,7 +12,7 @@ The budget's strategies: seeded bulk traces (every family of
 machine of ``properties.budget.stateful`` builds, and receipts assembled from
 every value pool the drivers draw from plus arbitrary JSON params. The hook
 subject's sequences have their own file format
-(``properties/hooks/sequence_file.py``): its generator's sequences must save,
+(``properties/hooks/trace_file.py``): its generator's sequences must save,
 load back equal and be judged the same; so must the navigation subject's
 scenarios (``properties/navigation/scenario.py``), generated as its bulk
 driver does, and its stored fixtures. Another subject plugs in by adding
@@ -103,7 +103,7 @@ def _state_machine_traces() -> list[list[Event]]:
 
         captured: list[list[Event]] = []
 
-        class Recording(stateful.standalone_machine()):
+        class Recording(stateful.standalone()):
             def _step(self, item: Event) -> None:
                 super()._step(item)
                 if len(self.events) == 1:
@@ -147,7 +147,7 @@ def check_budget(case: tuple[list[Event], Limits], folder: Path) -> None:
     assert _budget_states(loaded) == _budget_states(trace)
 
 
-# -- the hook subject: its sequences have their own file format (properties/hooks/sequence_file.py) --------
+# -- the hook subject: its sequences have their own file format (properties/hooks/trace_file.py) --------
 
 
 def _hook_sequences() -> st.SearchStrategy[Any]:
@@ -158,8 +158,8 @@ def _hook_sequences() -> st.SearchStrategy[Any]:
 
 
 def check_hooks(sequence: Any, folder: Path) -> None:
-    from properties.hooks import sequence_file
-    from properties.hooks.subject import first_violation
+    from properties.hooks import trace_file as sequence_file
+    from properties.hooks.counterexample import first_violation
 
     path = sequence_file.save(sequence, folder / "sequence.json", "round-trip", "H1")
     loaded, name, invariant = sequence_file.load(path)
@@ -186,7 +186,7 @@ def _navigation_verdict(scenario: Any) -> list[tuple[str, str]]:
 
 
 def check_navigation(scenario: Any, folder: Path) -> None:
-    from properties.navigation import scenario as scenario_file
+    from properties.navigation import trace_file as scenario_file
     from properties.navigation.replay import is_scenario_file, render
 
     path = folder / "scenario.json"
