@@ -62,6 +62,7 @@ from typing import Any, Sequence
 
 from properties import profiles, progress
 from properties.budget import bulk
+from properties.budget import generate
 from properties.catalogue import Tally
 from properties.budget.monitor import new_monitor
 
@@ -118,7 +119,7 @@ def bench_stepping(traces: int, repeats: int) -> dict[str, float]:
     ratios, checked, unchecked, drawing, mixed = [], [], [], [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        events = bulk.materialize(SEED, traces)
+        events = generate.materialize(SEED, traces)
         t0 = time.perf_counter() - start
         n1, t1 = _step_checked(events)
         n2, t2 = bulk.step_unchecked(events)

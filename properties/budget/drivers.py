@@ -28,6 +28,7 @@ import attrs
 
 from properties import progress
 from properties.budget import bulk
+from properties.budget import generate
 from properties.budget.invariants import BY_ID
 from properties.catalogue import Tally
 from properties.counterexample import DEFAULT_DIR
@@ -68,7 +69,7 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     """This request's share of the seeded bulk traces (slices ``part``, ``part + parts``, ...)."""
     tally = Tally()
     traces = bulk_traces(request)
-    sizes = bulk.slice_counts(traces)
+    sizes = generate.slice_counts(traces)
     slices = list(range(len(sizes)))[request.part::request.parts]
     result = bulk.BulkResult(seed=request.seed)
     invariants = _invariants(request)
