@@ -1,6 +1,6 @@
 """Reading a JSON file someone else wrote, safely: the one set of rules every harness file format uses.
 
-Trace files (``properties.trace``), hook sequence files
+Trace files (``properties.budget.trace_file``), hook sequence files
 (``properties.hooks.trace_file``) and navigation scenario files
 (``properties.navigation.scenario``) are all read here, so that a rule lives
 once. Everything a file can get wrong raises ``JsonFileError`` (each format's

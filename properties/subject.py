@@ -177,6 +177,8 @@ class Bench:
 
     run: "Callable[[argparse.Namespace, Callable[[str, str, str], None]], tuple[list[tuple[str, str]], bool]]"
     add_options: "Callable[[argparse.ArgumentParser], None] | None" = None
+    #: ``check_options(args)`` -> a one-line problem with the subject's own options, or "".
+    check_options: "Callable[[argparse.Namespace], str] | None" = None
 
 
 @attrs.frozen

@@ -1,4 +1,4 @@
-"""``python -m properties.bench`` (``nox -s bench``): how fast each driver checks, as medians of several runs.
+"""The budget's rows of ``nox -s bench`` (``properties.bench``): how fast each of its drivers checks, as medians.
 
 Rows, each the median of ``--repeats`` runs in this process:
 
@@ -35,7 +35,6 @@ Rows, each the median of ``--repeats`` runs in this process:
   consecutive 4 as the total cap grows (3, 4, 5, 6, 8), with the growth
   factor per step; a scope still running after ``--growth-seconds`` is cut
   off and reported so.
-* lookup classifier: commands per second (``properties.lookup.bench``).
 * the default ``python -m properties`` run's wall time on a terminal with
   its live progress and with ``--quiet``, alternating, medians of
   ``--default-repeats`` (each a subprocess on a pseudo-terminal, what it
@@ -58,16 +57,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from properties import profiles, progress
+from properties import progress
 from properties.budget import bulk
 from properties.budget import generate
 from properties.catalogue import Tally
 from properties.budget.monitor import new_monitor
+from properties.paths import ROOT
 
+#: The bench's fixed seed (``properties.bench.SEED``: every repeat times the same work).
 SEED = 20_240_601
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _median(samples: Sequence[float]) -> float:
@@ -498,128 +498,32 @@ def bench_growth(workers: int, timeout: float, add: Any, found_rows: "list[dict[
             found_rows.append({"total": total, "states": found["states"], "edges": found["edges"], "seconds": found["seconds"]})
 
 
-def bench_classifier(seconds: float) -> dict[str, Any]:
-    try:
-        from properties.lookup.bench import bench_lookup
-    except ModuleNotFoundError as error:
-        if error.name in ("properties.lookup.bench", "guard.lookup", "properties.lookup.corpus"):
-            return {"status": f"absent ({error.name})"}
-        raise
-    result = bench_lookup(seconds)
-    return {"status": "ran", "commands_per_second": result["commands_per_second"]}
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The budget's options of ``python -m properties.bench``."""
+    group = parser.add_argument_group("budget")
+    group.add_argument("--traces", type=int, default=1500, help="bulk traces per run")
+    group.add_argument("--examples", type=int, default=40, help="state machine examples per run")
+    group.add_argument("--only-explorer", action="store_true", help="only the explorer comparison and growth rows")
+    group.add_argument("--no-compare", action="store_true", help=f"do not run the explorer of {BASELINE} side by side")
+    group.add_argument("--explorer-repeats", type=int, default=3, help="runs per side and scope in the comparison (median)")
+    group.add_argument("--explorer-workers", type=int, default=1, help="processes per exploration in the comparison and growth rows")
+    group.add_argument("--growth-seconds", type=float, default=300.0, help="cut off a growth scope after this long")
+    group.add_argument("--no-wall", action="store_true", help=f"leave out the wall-second comparison with {BASELINE} (two processes per side)")
 
 
-def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> "tuple[int, float, float] | None":
-    """Run ``command`` with stdout and stderr on a pseudo-terminal (as a person runs it), everything it draws read and
-    dropped; (exit status, wall seconds, CPU seconds of its process tree), or None when cut off after ``timeout``."""
-    import fcntl
-    import pty
-    import struct
-    import termios
-    import threading
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 150, 0, 0))
-
-    def drain() -> None:
-        while True:
-            try:
-                if not os.read(master, 65536):
-                    return
-            except OSError:  # the terminal closed: the run ended
-                return
-
-    reader = threading.Thread(target=drain, daemon=True)
-    start = time.perf_counter()
-    cpu = _children_cpu()
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
-    os.close(slave)
-    reader.start()
-    try:
-        code = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        return None
-    finally:
-        reader.join(5.0)
-        os.close(master)
-    return code, time.perf_counter() - start, _children_cpu() - cpu
+def check_options(args: argparse.Namespace) -> str:
+    """A one-line problem with the budget's options, or ""."""
+    if args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
+        return "--traces, --examples, --explorer-repeats, --explorer-workers and --growth-seconds must be positive"
+    return ""
 
 
-def _children_cpu() -> float:
-    """CPU seconds of every finished child and its own waited-for children (the run's whole process tree)."""
-    import resource
-
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
-def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
-    """The default run on a terminal with its live progress and with ``--quiet``, alternating; medians of ``repeats``."""
-    import tempfile
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    walls: dict[str, list[float]] = {"progress": [], "quiet": []}
-    # CPU seconds too: on a machine shared with other work they move far less with its load than wall seconds do.
-    cpus: dict[str, list[float]] = {"progress": [], "quiet": []}
-    codes = set()
-    for number in range(repeats):
-        # Alternate who goes first, so that a load changing during the run hits both alike.
-        for side in (("progress", "quiet") if number % 2 == 0 else ("quiet", "progress")):
-            progress.update("default run with and without progress", done=len(walls["progress"]) + len(walls["quiet"]),
-                            total=2 * repeats, unit="runs", side=f"now: {side}", force=True)
-            with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
-                command = [sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")]
-                found = _on_terminal(command + (["--quiet"] if side == "quiet" else []), scratch, env, timeout)
-            if found is None:
-                return {"status": f"cut off after {timeout:.0f} s"}
-            codes.add(found[0])
-            walls[side].append(found[1])
-            cpus[side].append(found[2])
-    progress_wall, quiet_wall = _median(walls["progress"]), _median(walls["quiet"])
-    progress_cpu, quiet_cpu = _median(cpus["progress"]), _median(cpus["quiet"])
-    return {"status": "exit " + ",".join(str(code) for code in sorted(codes)), "progress": progress_wall, "quiet": quiet_wall,
-            "ratio": progress_wall / quiet_wall, "samples": walls, "cpu_progress": progress_cpu, "cpu_quiet": quiet_cpu,
-            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m properties.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (median reported)")
-    parser.add_argument("--traces", type=int, default=1500, help="bulk traces per run")
-    parser.add_argument("--examples", type=int, default=40, help="state machine examples per run")
-    parser.add_argument("--skip-default-run", action="store_true", help="do not time a default python -m properties run")
-    parser.add_argument("--only-explorer", action="store_true", help="only the explorer comparison and growth rows")
-    parser.add_argument("--no-compare", action="store_true", help=f"do not run the explorer of {BASELINE} side by side")
-    parser.add_argument("--explorer-repeats", type=int, default=3, help="runs per side and scope in the comparison (median)")
-    parser.add_argument("--explorer-workers", type=int, default=1, help="processes per exploration in the comparison and growth rows")
-    parser.add_argument("--growth-seconds", type=float, default=300.0, help="cut off a growth scope after this long")
-    parser.add_argument("--no-wall", action="store_true", help=f"leave out the wall-second comparison with {BASELINE} (two processes per side)")
-    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
-    parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
-    parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
-    args = parser.parse_args(argv)
-    if args.default_repeats < 1 or args.repeats < 1 or args.traces < 1 or args.examples < 1 or args.explorer_repeats < 1 or args.explorer_workers < 1 or not args.growth_seconds > 0:
-        print("python -m properties.bench: --repeats, --traces, --examples, --explorer-repeats, --explorer-workers, --growth-seconds and --default-repeats must be positive", file=sys.stderr)
-        return 2
-    profiles.load()
-    with progress.shown(args.quiet, title="bench"):
-        return _bench(args)
-
-
-def _bench(args: argparse.Namespace) -> int:
-    print(f"bench: seed {SEED}, {args.repeats} repeats per row (median), {os.cpu_count()} CPUs", flush=True)
-    rows: list[tuple[str, str, str]] = []
-
-    def add(name: str, value: str, note: str = "") -> None:
-        rows.append((name, value, note))
-        print(f"  {name:<44} {value:>16}  {note}", flush=True)
-
-    figure_rows: dict[str, list[dict[str, Any]]] = {"growth": [], "compare": [], "bulk": []}
+def run(args: argparse.Namespace, add: Callable[[str, str, str], None]) -> tuple[list[tuple[str, str]], bool]:
+    """Every budget row; the figures drawn (under ``args.figures``) and whether the other rows run too."""
+    found: dict[str, list[dict[str, Any]]] = {"growth": [], "compare": [], "bulk": []}
     if not args.no_compare:
         with progress.line(f"explorer vs {BASELINE}"):
-            bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add, figure_rows["compare"])
+            bench_compare(args.explorer_repeats, args.explorer_workers, 900.0, add, found["compare"])
         if not args.no_wall:
             with progress.line(f"explorer vs {BASELINE}, wall"):
                 progress.update(f"explorer vs {BASELINE}, wall", phase="two processes a side, then side by side", force=True)
@@ -630,20 +534,18 @@ def _bench(args: argparse.Namespace) -> int:
         with progress.line(f"default run vs {DEFAULT_RUN_BASELINE}"):
             bench_default_against(args.default_repeats, 900.0, add)
     with progress.line("explorer growth"):
-        bench_growth(args.explorer_workers, args.growth_seconds, add, figure_rows["growth"])
+        bench_growth(args.explorer_workers, args.growth_seconds, add, found["growth"])
     if args.only_explorer:
-        _table(rows)
-        _write_figures(args.figures, figure_rows, rows)
-        return 0
+        return _figures(args.figures, found), False
     b = bench_bulk(args.traces, args.repeats)
-    figure_rows["bulk"].append({"name": "whole driver (drawing included)", "checked": b["checked_steps_per_second"],
-                                "bare": b["unchecked_steps_per_second"]})
+    found["bulk"].append({"name": "whole driver (drawing included)", "checked": b["checked_steps_per_second"],
+                          "bare": b["unchecked_steps_per_second"]})
     add("bulk checked (steps/s)", f"{b['checked_steps_per_second']:,.0f}", f"{args.traces} traces, {b['steps']:,.0f} steps")
     add("bulk unchecked floor (steps/s)", f"{b['unchecked_steps_per_second']:,.0f}", "same events and copies, no snapshots, no checks")
     add("bulk checked/unchecked time per step", f"{b['ratio']:.2f}x", "whole driver, event generation on both sides")
     s = bench_stepping(args.traces, args.repeats)
-    figure_rows["bulk"].append({"name": "stepping only (events prebuilt)", "checked": s["checked_steps_per_second"],
-                                "bare": s["unchecked_steps_per_second"]})
+    found["bulk"].append({"name": "stepping only (events prebuilt)", "checked": s["checked_steps_per_second"],
+                          "bare": s["unchecked_steps_per_second"]})
     add("stepping only checked/unchecked", f"{s['ratio']:.2f}x", f"{s['checked_steps_per_second']:,.0f} vs {s['unchecked_steps_per_second']:,.0f} steps/s, events prebuilt")
     add("drawing the events (us per checked step)", f"{s['drawing_us_per_step']:.2f}", "numpy draws and Python event objects")
     add("drawing + checking / stepping only", f"{s['drawing_and_checking_over_stepping']:.2f}x", "the driver's whole time over a floor that draws nothing")
@@ -654,31 +556,11 @@ def _bench(args: argparse.Namespace) -> int:
         add("explorer quick (states/s)", f"{e['states_per_second']:,.0f}", f"{e['states']:,} states, {e['edges_per_second']:,.0f} edges/s")
     else:
         add("explorer quick (states/s)", "-", e["status"])
-    c = bench_classifier(2.0)
-    if c["status"] == "ran":
-        add("lookup classifier (commands/s)", f"{c['commands_per_second']:,.0f}", "properties.lookup.bench")
-    else:
-        add("lookup classifier (commands/s)", "-", c["status"])
-    if not args.skip_default_run:
-        with progress.line("default run with and without progress"):
-            d = bench_progress_cost(args.default_repeats, timeout=600.0)
-        if "ratio" in d:
-            samples = "; ".join(f"{side} " + ", ".join(f"{wall:.1f}" for wall in walls) for side, walls in d["samples"].items())
-            add("default run on a terminal, live progress (wall s)", f"{d['progress']:.1f}", f"{d['status']}; median of {args.default_repeats}")
-            add("default run on a terminal, --quiet (wall s)", f"{d['quiet']:.1f}", f"the same run without progress; {samples}")
-            add("default run: with progress / without", f"{d['ratio']:.3f}x", "wall seconds; alternating order, both on a pseudo-terminal")
-            cpu_samples = "; ".join(f"{side} " + ", ".join(f"{cpu:.1f}" for cpu in cpus) for side, cpus in d["cpu_samples"].items())
-            add("default run: CPU s with progress / without", f"{d['cpu_ratio']:.3f}x",
-                f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
-        else:
-            add("default run with and without progress", "-", d["status"])
-    _table(rows)
-    _write_figures(args.figures, figure_rows, rows)
-    return 0
+    return _figures(args.figures, found), True
 
 
-def _write_figures(out: Path, found: dict[str, list[dict[str, Any]]], rows: list[tuple[str, str, str]]) -> None:
-    """The bench's figures as SVG, and ``bench.md`` (the table, linking them), under ``out``."""
+def _figures(out: Path, found: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str]]:
+    """The budget's figures as SVG under ``out``: (file name, title) of each drawn."""
     from properties import figures
 
     drawn: list[tuple[str, str]] = []
@@ -692,24 +574,4 @@ def _write_figures(out: Path, found: dict[str, list[dict[str, Any]]], rows: list
             drawn.append((figures.bulk_checked(found["bulk"], out / "bulk-checked.svg").name, "bulk: checked against bare steps"))
     except (figures.FiguresUnavailable, OSError) as error:
         print(f"python -m properties.bench: figures not written: {error}", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    lines = [f"# bench: seed {SEED}, {figures.caption()}", "", "| measure | value | note |", "|---|---|---|"]
-    lines += [f"| {name} | {value} | {note} |" for name, value, note in rows]
-    lines += ["", *(f"![{title}]({name})" for name, title in drawn)]
-    (out / "bench.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    for name, _title in drawn:
-        print(f"figure: {out / name}")
-    print(f"written: {out / 'bench.md'}")
-
-
-def _table(rows: list[tuple[str, str, str]]) -> None:
-    print()
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'value':>16}  note")
-    print("-" * (width + 40))
-    for name, value, note in rows:
-        print(f"{name:<{width}}  {value:>16}  {note}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return drawn

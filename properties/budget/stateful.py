@@ -41,7 +41,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
-from properties.budget.bulk import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
+from properties.budget.copies import SPEC_LIMITS, default_copies
+from properties.budget.generate import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, STOP
 from properties.budget.events import Event, Result
 from properties.budget.monitor import Monitor, new_monitor
 from properties.catalogue import Tally, Violation

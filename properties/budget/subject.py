@@ -76,6 +76,12 @@ def bench_options(parser: argparse.ArgumentParser) -> None:
     add_options(parser)
 
 
+def check_bench_options(args: argparse.Namespace) -> str:
+    from properties.budget.bench import check_options
+
+    return check_options(args)
+
+
 SUBJECT = Subject(
     name="budget",
     title="the run-progress budget",
@@ -95,7 +101,7 @@ SUBJECT = Subject(
     order=10,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
     pin=Pin(pin, check_pinned),
-    bench=Bench(bench, bench_options),
+    bench=Bench(bench, bench_options, check_bench_options),
     options=(Option("--explorer-seconds", "explorer_seconds", "time budget of the budget's explorer "
                     "(default 240 s; --quick 60; --mutants 30)", positive_seconds),),
 )

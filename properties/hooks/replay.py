@@ -53,7 +53,7 @@ from properties.hooks.deliver import SpyBudget, guard_state
 from properties.hooks.events import AFTER, ORDERS, PERSIST
 from properties.hooks.shapes import STOP_HEAD, blocked
 from properties.paths import fixtures_dir
-from properties.trace import TraceError
+from properties.safe_json import JsonFileError as TraceError
 
 WEBSITE_FILE = "inspection-budget-replay-round106-107.json"
 PHOTO_FILE = "photo-renamer-bfb62a2b.json"

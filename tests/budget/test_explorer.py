@@ -25,9 +25,9 @@ from properties.budget.explorer import Canon, Config, configurations, decode, en
 from properties.budget.invariants import CATALOGUE
 from properties.budget.monitor import Monitor
 from properties.catalogue import Tally
-from properties.counterexample import first_violation
+from properties.budget.counterexample import first_violation
+from properties.budget.trace_file import load_trace
 from properties.engine.collector import SEARCH_GC_THRESHOLD
-from properties.trace import load_trace
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
 SPEC_NUMBERS = {

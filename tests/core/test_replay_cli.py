@@ -20,7 +20,7 @@ import pytest
 from properties import replay
 from properties.budget.events import FirstCall, Result, Round
 from properties.paths import ROOT
-from properties.trace import SCHEMA, Trace, save_trace
+from properties.budget.trace_file import SCHEMA, Trace, save_trace
 
 SUMMARIES = {
     "strixy-r107": "reference stops after call 11; production open (waiting: global)",

@@ -33,11 +33,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from guard.limits import Limits
-from properties import replay
+from properties.budget import replay
 from properties.budget import bulk, explorer, stateful
 from properties.budget import generate
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.trace import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, save_trace
+from properties.budget.trace_file import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, save_trace
 
 # -- the budget's strategies ------------------------------------------------------------------------
 

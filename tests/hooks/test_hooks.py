@@ -38,7 +38,7 @@ from properties.hooks.shapes import (
 )
 from properties.hooks.stateful import standalone as hook_machine
 from properties.names import FIRST_WRITE_KIND as FIRST_WRITE, PROJECT_PATH_KIND as PROJECT_PATH
-from properties.trace import TraceError
+from properties.safe_json import JsonFileError as TraceError
 
 REMEDY_PATH = "Playground/photo-renamer/rename_photos.py"
 GATE_HEAD = "Not run: write the first project file before running commands"

@@ -1,0 +1,202 @@
+"""``python -m properties.bench`` (``nox -s bench``): every subject's rows, then the default run's wall time.
+
+The core measures nothing of its own but the default run; every other row is
+a subject's (``properties.subject.Bench``: its options, its rows, its
+figures), in the registry's order. The default run (``python -m properties
+--seed SEED``) is timed on a pseudo-terminal with its live progress and with
+``--quiet``, alternating, medians of ``--default-repeats`` (each a subprocess,
+what it draws read and dropped): what the progress itself costs.
+
+The table goes to stdout and to ``bench.md`` under ``--figures``, with a link
+to every figure a subject drew there. The seed is fixed (printed, and handed
+to the subjects as ``args.seed``) so that every repeat times the same work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from properties import profiles, progress
+from properties.paths import ROOT
+from properties.subject import Subject, available
+
+SEED = 20_240_601
+
+
+def _median(samples: Sequence[float]) -> float:
+    return statistics.median(samples)
+
+
+def _on_terminal(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> "tuple[int, float, float] | None":
+    """Run ``command`` with stdout and stderr on a pseudo-terminal (as a person runs it), everything it draws read and
+    dropped; (exit status, wall seconds, CPU seconds of its process tree), or None when cut off after ``timeout``."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 150, 0, 0))
+
+    def drain() -> None:
+        while True:
+            try:
+                if not os.read(master, 65536):
+                    return
+            except OSError:  # the terminal closed: the run ended
+                return
+
+    reader = threading.Thread(target=drain, daemon=True)
+    start = time.perf_counter()
+    cpu = _children_cpu()
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    reader.start()
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+    finally:
+        reader.join(5.0)
+        os.close(master)
+    return code, time.perf_counter() - start, _children_cpu() - cpu
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every finished child and its own waited-for children (the run's whole process tree)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
+    """The default run on a terminal with its live progress and with ``--quiet``, alternating; medians of ``repeats``."""
+    import tempfile
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    walls: dict[str, list[float]] = {"progress": [], "quiet": []}
+    # CPU seconds too: on a machine shared with other work they move far less with its load than wall seconds do.
+    cpus: dict[str, list[float]] = {"progress": [], "quiet": []}
+    codes = set()
+    for number in range(repeats):
+        # Alternate who goes first, so that a load changing during the run hits both alike.
+        for side in (("progress", "quiet") if number % 2 == 0 else ("quiet", "progress")):
+            progress.update("default run with and without progress", done=len(walls["progress"]) + len(walls["quiet"]),
+                            total=2 * repeats, unit="runs", side=f"now: {side}", force=True)
+            with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
+                command = [sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")]
+                found = _on_terminal(command + (["--quiet"] if side == "quiet" else []), scratch, env, timeout)
+            if found is None:
+                return {"status": f"cut off after {timeout:.0f} s"}
+            codes.add(found[0])
+            walls[side].append(found[1])
+            cpus[side].append(found[2])
+    progress_wall, quiet_wall = _median(walls["progress"]), _median(walls["quiet"])
+    progress_cpu, quiet_cpu = _median(cpus["progress"]), _median(cpus["quiet"])
+    return {"status": "exit " + ",".join(str(code) for code in sorted(codes)), "progress": progress_wall, "quiet": quiet_wall,
+            "ratio": progress_wall / quiet_wall, "samples": walls, "cpu_progress": progress_cpu, "cpu_quiet": quiet_cpu,
+            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m properties.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (median reported)")
+    parser.add_argument("--skip-default-run", action="store_true", help="do not time a default python -m properties run")
+    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
+    parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
+    parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
+    benched = [subject for subject in available() if subject.bench is not None]
+    for subject in benched:
+        assert subject.bench is not None
+        if subject.bench.add_options is not None:
+            subject.bench.add_options(parser)
+    args = parser.parse_args(argv)
+    problems = [] if args.default_repeats >= 1 and args.repeats >= 1 else ["--repeats and --default-repeats must be positive"]
+    for subject in benched:
+        assert subject.bench is not None
+        if subject.bench.check_options is not None:
+            problems.append(subject.bench.check_options(args))
+    problems = [problem for problem in problems if problem]
+    if problems:
+        print(f"python -m properties.bench: {problems[0]}", file=sys.stderr)
+        return 2
+    args.seed = SEED
+    profiles.load()
+    with progress.shown(args.quiet, title="bench"):
+        return _bench(args, benched)
+
+
+def _bench(args: argparse.Namespace, benched: Sequence[Subject]) -> int:
+    print(f"bench: seed {SEED}, {args.repeats} repeats per row (median), {os.cpu_count()} CPUs", flush=True)
+    rows: list[tuple[str, str, str]] = []
+
+    def add(name: str, value: str, note: str = "") -> None:
+        rows.append((name, value, note))
+        print(f"  {name:<44} {value:>16}  {note}", flush=True)
+
+    drawn: list[tuple[str, str]] = []
+    for subject in benched:
+        assert subject.bench is not None
+        figures, go_on = subject.bench.run(args, add)
+        drawn.extend(figures)
+        if not go_on:
+            _table(rows)
+            _write_table(args.figures, rows, drawn)
+            return 0
+    if not args.skip_default_run:
+        with progress.line("default run with and without progress"):
+            d = bench_progress_cost(args.default_repeats, timeout=600.0)
+        if "ratio" in d:
+            samples = "; ".join(f"{side} " + ", ".join(f"{wall:.1f}" for wall in walls) for side, walls in d["samples"].items())
+            add("default run on a terminal, live progress (wall s)", f"{d['progress']:.1f}", f"{d['status']}; median of {args.default_repeats}")
+            add("default run on a terminal, --quiet (wall s)", f"{d['quiet']:.1f}", f"the same run without progress; {samples}")
+            add("default run: with progress / without", f"{d['ratio']:.3f}x", "wall seconds; alternating order, both on a pseudo-terminal")
+            cpu_samples = "; ".join(f"{side} " + ", ".join(f"{cpu:.1f}" for cpu in cpus) for side, cpus in d["cpu_samples"].items())
+            add("default run: CPU s with progress / without", f"{d['cpu_ratio']:.3f}x",
+                f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
+        else:
+            add("default run with and without progress", "-", d["status"])
+    _table(rows)
+    _write_table(args.figures, rows, drawn)
+    return 0
+
+
+def _write_table(out: Path, rows: list[tuple[str, str, str]], drawn: list[tuple[str, str]]) -> None:
+    """``bench.md`` under ``out``: the table, then a link to every figure the subjects drew."""
+    from properties import figures
+
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [f"# bench: seed {SEED}, {figures.caption()}", "", "| measure | value | note |", "|---|---|---|"]
+    lines += [f"| {name} | {value} | {note} |" for name, value, note in rows]
+    lines += ["", *(f"![{title}]({name})" for name, title in drawn)]
+    (out / "bench.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, _title in drawn:
+        print(f"figure: {out / name}")
+    print(f"written: {out / 'bench.md'}")
+
+
+def _table(rows: list[tuple[str, str, str]]) -> None:
+    print()
+    if not rows:
+        print("no rows")
+        return
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  {'value':>16}  note")
+    print("-" * (width + 40))
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {value:>16}  {note}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
