@@ -39,12 +39,13 @@ Modes:
 Without ``--seed`` the seed is drawn at random and printed first, so any run
 can be replayed.
 
-The budget's explorer runs each configuration with a time budget
-(``--explorer-seconds``); a configuration still running then is cut off and
-reported ``INCOMPLETE``, which fails a default run (no proof is not a pass)
-but never counts as a kill under ``--mutants``. ``--only`` restricts what
-the state machines and the bulk traces check and what the verdict reads; the
-explorer always checks its whole catalogue.
+A subject may add options of its own (``Subject.options``; they reach its
+drivers in ``DriverRequest.options``): the budget's ``--explorer-seconds`` is
+the time budget of each explorer configuration; one still running then is
+cut off and reported ``INCOMPLETE``, which fails a default run (no proof is
+not a pass) but never counts as a kill under ``--mutants``. ``--only``
+restricts what the state machines and the bulk traces check and what the
+verdict reads; the explorer always checks its whole catalogue.
 """
 
 from __future__ import annotations

@@ -116,12 +116,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
     parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
     parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
+    parser.add_argument("--subject", action="append", metavar="NAME", help="only this subject's rows (repeatable)")
     benched = [subject for subject in available() if subject.bench is not None]
     for subject in benched:
         assert subject.bench is not None
         if subject.bench.add_options is not None:
             subject.bench.add_options(parser)
     args = parser.parse_args(argv)
+    if args.subject:
+        unknown = [name for name in args.subject if name not in {subject.name for subject in benched}]
+        if unknown:
+            print(f"python -m properties.bench: --subject {unknown[0]}: no bench rows; choose from "
+                  f"{', '.join(subject.name for subject in benched)}", file=sys.stderr)
+            return 2
+        benched = [subject for subject in benched if subject.name in args.subject]
     problems = [] if args.default_repeats >= 1 and args.repeats >= 1 else ["--repeats and --default-repeats must be positive"]
     for subject in benched:
         assert subject.bench is not None
