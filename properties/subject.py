@@ -124,6 +124,21 @@ class Driver:
 
 
 @attrs.frozen
+class Lazy:
+    """A function named by its module and name, imported when first called.
+
+    Choice: a subject's ``subject.py`` names its drivers this way, so reading the registry (replay, the
+    command line's checks, the fuzz targets) does not import every subject's drivers and what they need
+    (numpy for the budget's bulk traces); a driver's module is imported by the process that runs it."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
+
+@attrs.frozen
 class Option:
     """A command-line option of ``python -m properties`` that one subject reads (``DriverRequest.options[dest]``)."""
 
@@ -214,6 +229,8 @@ class Subject:
     bench: "Bench | None" = None
     #: Command-line options of ``python -m properties`` that only this subject's drivers read.
     options: tuple[Option, ...] = ()
+    #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
+    drives: tuple[str, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -15,7 +15,6 @@ from typing import Callable
 import attrs
 
 from guard.limits import Limits
-from properties.budget import drivers
 from properties.budget.copies import SPEC_LIMITS
 from properties.budget.counterexample import counterexample
 from properties.budget.events import EVENT_NAMES
@@ -24,7 +23,7 @@ from properties.budget.monitor import new_monitor
 from properties.budget.trace_file import SCHEMA
 from properties.cli import positive_seconds
 from properties.safe_json import carries_schema
-from properties.subject import Bench, Driver, Option, Pin, Replay, Subject
+from properties.subject import Lazy, Bench, Driver, Option, Pin, Replay, Subject
 
 
 def limits_note() -> str:
@@ -89,9 +88,9 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", drivers.run_bulk_driver, cost=1, parts=2, sized=True),
-        Driver("stateful", drivers.run_stateful_driver, cost=2),
-        Driver("explorer", drivers.run_explorer_driver, cost=3, main_process=True),
+        Driver("bulk", Lazy("properties.budget.drivers", "run_bulk_driver"), cost=1, parts=2, sized=True),
+        Driver("stateful", Lazy("properties.budget.drivers", "run_stateful_driver"), cost=2),
+        Driver("explorer", Lazy("properties.budget.drivers", "run_explorer_driver"), cost=3, main_process=True),
     ),
     events={name: kind for kind, name in EVENT_NAMES.items()},
     monitor=new_monitor,

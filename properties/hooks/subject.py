@@ -11,14 +11,13 @@ its counterexamples in ``counterexample.py``; its mutations in ``mutations/catal
 
 from __future__ import annotations
 
-from properties.hooks import drivers
 from properties.hooks.counterexample import counterexample
 from properties.hooks.events import EVENT_NAMES
 from properties.hooks.invariants import CATALOGUE, COVERAGE_MINIMUMS
 from properties.hooks.monitor import new_monitor
 from properties.hooks.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Driver, Replay, Subject
+from properties.subject import Lazy, Driver, Replay, Subject
 
 
 def state_machine() -> type:
@@ -40,8 +39,8 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", drivers.run_bulk_driver, cost=1, parts=2, sized=True),
-        Driver("stateful", drivers.run_stateful_driver, cost=2),
+        Driver("bulk", Lazy("properties.hooks.drivers", "run_bulk_driver"), cost=1, parts=2, sized=True),
+        Driver("stateful", Lazy("properties.hooks.drivers", "run_stateful_driver"), cost=2),
     ),
     events={name: kind for kind, name in EVENT_NAMES.items()},
     monitor=new_monitor,
@@ -50,4 +49,6 @@ SUBJECT = Subject(
     unit="sequences",
     order=20,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
+    # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
+    drives=("budget",),
 )

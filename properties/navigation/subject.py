@@ -16,14 +16,13 @@ from __future__ import annotations
 import attrs
 
 from guard.navigation_limits import NavigationLimits
-from properties.navigation import drivers
 from properties.navigation.counterexample import counterexample
 from properties.navigation.events import Scenario
 from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
 from properties.navigation.monitor import new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Driver, DriverRequest, DriverResult, Replay, Subject
+from properties.subject import Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
 
 
 def state_machine() -> type:
@@ -66,8 +65,8 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", drivers.run_bulk_driver, cost=1, sized=True),
-        Driver("stateful", drivers.run_stateful_driver, cost=2),
+        Driver("bulk", Lazy("properties.navigation.drivers", "run_bulk_driver"), cost=1, sized=True),
+        Driver("stateful", Lazy("properties.navigation.drivers", "run_stateful_driver"), cost=2),
     ),
     events={"scenario": Scenario},
     monitor=new_monitor,

@@ -27,7 +27,7 @@ from guard.hooks import Decision, ToolLoopGuard
 from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
 from guard.playground import RoutingState
 from properties.hooks import replay as hooks_replay
-from properties.hooks.replay import params_of, photo_params
+from properties.hooks.fixtures import params_of, photo_params
 from properties.paths import fixtures_dir
 
 ORDERS = ("after", "persist")
