@@ -63,7 +63,7 @@ import attrs
 from properties import profiles, progress, report, work_bound
 from properties.catalogue import Tally
 from properties.cli import positive_seconds, whole_number
-from properties.subject import Driver, DriverRequest, DriverResult, Subject, available, load, names
+from properties.subject import Driver, DriverRequest, DriverResult, Subject, available, import_drivers, load, names
 
 def driver_names() -> tuple[str, ...]:
     """Every driver name any subject declares; ``--drivers`` (hidden, for the benchmark and debugging) picks among them."""
@@ -340,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     only = tuple(selected) if args.only else None
+    # Before any worker forks: what the state machines draw depends on the modules imported (import_drivers).
+    import_drivers()
     tasks = plan(subjects, args, seed, profile, mode, only)
     # On stderr only, and read from a pipe made before any worker is forked (properties/progress.py).
     with progress.shown(args.quiet, tasks=len(tasks), every=args.progress_every):

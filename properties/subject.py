@@ -134,8 +134,12 @@ class Lazy:
     module: str
     name: str
 
+    def resolve(self) -> Callable[..., Any]:
+        """The function itself (its module imported)."""
+        return getattr(importlib.import_module(self.module), self.name)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+        return self.resolve()(*args, **kwargs)
 
 
 @attrs.frozen
@@ -286,6 +290,23 @@ def load(name: str) -> Subject:
 def all_invariants() -> dict[str, Invariant]:
     """Every invariant of every subject, by id (ids are unique: ``available`` checks)."""
     return {invariant.id: invariant for subject in available() for invariant in subject.catalogue}
+
+
+def import_drivers() -> None:
+    """Import every subject's driver modules (``Lazy``), whichever subjects a run selects.
+
+    Why (found while checking issue 18's "same seed, same steps"): Hypothesis (6.131 and later) draws, with
+    probability 0.05 per draw, a constant taken from the source of every *local* module in ``sys.modules``
+    (``hypothesis.internal.conjecture.providers``, its "local constants"). So a state machine's examples depend
+    on which project modules are imported when it runs, not on the seed alone: the budget machine's step count
+    changed when a new module was imported. ``python -m properties`` therefore imports the same modules before
+    any driver runs (every subject's drivers, as it did when ``subject.py`` imported them eagerly), so a run's
+    steps depend on the seed and the tree, not on ``--subject`` or on the order workers import things. Any change
+    to a local module's constants (a new subject, a moved literal) still changes the machines' examples."""
+    for subject in available():
+        for driver in subject.drivers:
+            if isinstance(driver.run, Lazy):
+                driver.run.resolve()
 
 
 def fuzz_targets() -> dict[str, type]:
