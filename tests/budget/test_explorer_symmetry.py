@@ -22,9 +22,9 @@ from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties.budget import explorer
 from properties.budget.explorer import Config, explore, run_explorer
-from properties.budget.invariants import Tally
-from properties.counterexample import first_violation
-from properties.trace import load_trace
+from properties.catalogue import Tally
+from properties.budget.counterexample import first_violation
+from properties.budget.trace_file import load_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_WRITE, PROJECT_PATH = "playground-first-write", "playground-project-path"
