@@ -172,7 +172,7 @@ def test_the_verdict_keeps_each_break_and_its_traces_when_configurations_run_sid
     monkeypatch.chdir(tmp_path)
     # The children fork from here, so they see the planted rule.
     monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", _one_lane_forgets("workspace"))
-    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", options={"explorer_seconds": 300.0}))
     assert result.configurations, result.status
     for config in result.configurations:
         assert len(config["symmetry_broken"]) == 1 and "symmetry broken: lanes" in config["symmetry_broken"][0], config
