@@ -39,12 +39,13 @@ Modes:
 Without ``--seed`` the seed is drawn at random and printed first, so any run
 can be replayed.
 
-The budget's explorer runs each configuration with a time budget
-(``--explorer-seconds``); a configuration still running then is cut off and
-reported ``INCOMPLETE``, which fails a default run (no proof is not a pass)
-but never counts as a kill under ``--mutants``. ``--only`` restricts what
-the state machines and the bulk traces check and what the verdict reads; the
-explorer always checks its whole catalogue.
+A subject may add options of its own (``Subject.options``; they reach its
+drivers in ``DriverRequest.options``): the budget's ``--explorer-seconds`` is
+the time budget of each explorer configuration; one still running then is
+cut off and reported ``INCOMPLETE``, which fails a default run (no proof is
+not a pass) but never counts as a kill under ``--mutants``. ``--only``
+restricts what the state machines and the bulk traces check and what the
+verdict reads; the explorer always checks its whole catalogue.
 """
 
 from __future__ import annotations
@@ -61,11 +62,12 @@ import attrs
 
 from properties import profiles, progress, report, work_bound
 from properties.catalogue import Tally
-from properties.cli import whole_number
-from properties.subject import SUBJECTS, Driver, DriverRequest, DriverResult, Subject, available, load
+from properties.cli import positive_seconds, whole_number
+from properties.subject import Driver, DriverRequest, DriverResult, Subject, available, import_drivers, load, names
 
-#: The drivers a subject may declare; ``--drivers`` (hidden, for the benchmark and debugging) picks among them.
-DRIVERS = ("explorer", "stateful", "bulk")
+def driver_names() -> tuple[str, ...]:
+    """Every driver name any subject declares; ``--drivers`` (hidden, for the benchmark and debugging) picks among them."""
+    return tuple(dict.fromkeys(driver.name for subject in available() for driver in subject.drivers))
 
 
 class UsageError(Exception):
@@ -81,14 +83,7 @@ _seed = whole_number(0)
 _count = whole_number(1)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
+_seconds = positive_seconds
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -114,10 +109,11 @@ def _only(text: str) -> tuple[str, ...]:
 
 
 def _drivers(text: str) -> tuple[str, ...]:
-    names = _names(text)
-    if not names or any(name not in DRIVERS for name in names):
-        raise argparse.ArgumentTypeError(f"expected some of {','.join(DRIVERS)}, got {text!r}")
-    return names
+    chosen = _names(text)
+    known = driver_names()
+    if not chosen or any(name not in known for name in chosen):
+        raise argparse.ArgumentTypeError(f"expected some of {','.join(known)}, got {text!r}")
+    return chosen
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -127,23 +123,22 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--traces", type=_count, help="bulk traces per subject (default: each subject's own for the mode)")
     parser.add_argument("--quick", action="store_true", help="small sizes; coverage minimums not required")
     parser.add_argument("--mutants", action="store_true", help="deterministic, fast, stops at the first violation")
-    parser.add_argument("--first", metavar="SUBJECT", choices=SUBJECTS, default=None,
+    parser.add_argument("--first", metavar="SUBJECT", choices=names(), default=None,
                         help="with --mutants: run this subject's drivers before the others' (the rule catalogue names "
                              "the subject a mutant belongs to; a mutant none catches still meets every driver)")
     parser.add_argument("--subject", type=_subjects, help="run only these subjects, e.g. budget,hooks")
     parser.add_argument("--only", type=_only, help="check only these invariants (of any subject), e.g. B1,H2")
     parser.add_argument("--out", type=Path, default=Path("reports"), help="where properties.md and properties.json go")
-    parser.add_argument(
-        "--explorer-seconds", type=_seconds, default=None,
-        help="time budget of the budget's explorer (default 240 s; --quick 60; --mutants 30)",
-    )
+    for subject in available():
+        for option in subject.options:
+            option.add_to(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no live progress on stderr (the report on stdout is the same either way)")
     # How often a driver's plain progress line may be printed off a terminal (tests shorten it).
     parser.add_argument("--progress-every", type=_seconds, default=progress.PLAIN_EVERY, help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help=argparse.SUPPRESS)
     # For timing one driver alone (the benchmark) and for debugging a driver; a normal run uses them all.
-    parser.add_argument("--drivers", type=_drivers, default=DRIVERS, help=argparse.SUPPRESS)
+    parser.add_argument("--drivers", type=_drivers, default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -191,16 +186,18 @@ def plan(
 ) -> list[Task]:
     """Every task of the run: one per driver, or ``Driver.parts`` pieces outside ``--mutants``."""
     tasks = []
+    chosen = args.drivers if args.drivers is not None else driver_names()
     for subject in subjects:
-        company = tuple(driver.name for driver in subject.drivers if driver.name in args.drivers)
+        company = tuple(driver.name for driver in subject.drivers if driver.name in chosen)
+        options = {option.dest: getattr(args, option.dest, option.default) for option in subject.options}
         for driver in subject.drivers:
-            if driver.name not in args.drivers:
+            if driver.name not in chosen:
                 continue
             parts = 1 if mode == "mutants" else driver.parts
             for part in range(parts):
                 request = DriverRequest(
-                    seed=seed, mode=mode, profile=profile, only=only, size=args.traces if driver.name == "bulk" else None,
-                    stop_at_first=mode == "mutants", part=part, parts=parts, seconds=args.explorer_seconds, company=company,
+                    seed=seed, mode=mode, profile=profile, only=only, size=args.traces if driver.sized else None,
+                    stop_at_first=mode == "mutants", part=part, parts=parts, options=options, company=company,
                 )
                 tasks.append(Task(subject.name, driver.name, request, cost=driver.cost, main_process=driver.main_process))
     if mode == "mutants":
@@ -343,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     only = tuple(selected) if args.only else None
+    # Before any worker forks: what the state machines draw depends on the modules imported (import_drivers).
+    import_drivers()
     tasks = plan(subjects, args, seed, profile, mode, only)
     # On stderr only, and read from a pipe made before any worker is forked (properties/progress.py).
     with progress.shown(args.quiet, tasks=len(tasks), every=args.progress_every):

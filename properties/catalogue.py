@@ -39,7 +39,8 @@ class Invariant:
     seeds: str
     title: str
     check: Callable[[Any], Outcome]
-    subject: str = "budget"
+    #: The subject it belongs to (its folder's name under ``properties/``); no default: the core knows none.
+    subject: str
 
     @property
     def statement(self) -> str:
@@ -58,6 +59,27 @@ class Violation:
     def __str__(self) -> str:
         name = f"{self.invariant} ({self.title})" if self.title else self.invariant
         return f"{name} violated at step {self.step}: {self.message}"
+
+
+class DuplicateInvariant(ValueError):
+    """Two invariants share one id: a catalogue that would silently keep only one of them."""
+
+
+def unique_ids(invariants: Iterable[Invariant]) -> tuple[Invariant, ...]:
+    """``invariants`` as a tuple; ``DuplicateInvariant`` naming the id when two share one.
+
+    Every catalogue is built through here (each subject's ``CATALOGUE`` at import, and the registry across
+    subjects), so two invariants with one id fail at import instead of one shadowing the other."""
+    found = tuple(invariants)
+    seen: dict[str, Invariant] = {}
+    for invariant in found:
+        other = seen.get(invariant.id)
+        if other is not None:
+            raise DuplicateInvariant(
+                f"invariant id {invariant.id} is declared twice: {other.title!r} ({other.subject}) and "
+                f"{invariant.title!r} ({invariant.subject})")
+        seen[invariant.id] = invariant
+    return found
 
 
 NOT_JUDGED = "not judged (a driver crashed)"

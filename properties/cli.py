@@ -22,3 +22,14 @@ def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse ``type`` accepting a positive, finite number of seconds; anything else is a one-line error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value

@@ -6,7 +6,7 @@ examples it found. Pointing every worker (on any machine) at one database makes
 them one fleet; pointing a plain Hypothesis run at the same database, with only
 the *reuse* phase, replays exactly those failures without generating anything
 new. That is what ``python -m properties.database --database URL`` does for
-every fuzz target (``properties.fuzz.machines()``): each stored failure is run
+every fuzz target (``properties.subject.fuzz_targets()``): each stored failure is run
 once more through the state machine, and the invariant it violates is named.
 
 A database is named by one string (``--database``, ``--redis``, the
@@ -42,7 +42,7 @@ DEFAULT_DIRECTORY = ROOT / ".hypothesis" / "fuzz"
 
 _INVARIANT = re.compile(r"VIOLATED ([A-Z]+\d+)\b")
 #: HypoFuzz's keys (its database layout, read for the progress summary only).
-_TEST_KEYS = b"hypofuzz.test_keys"
+TEST_KEYS = b"hypofuzz.test_keys"
 _REPORTS = b".hypofuzz.reports"
 
 
@@ -148,7 +148,7 @@ def _first_lines(text: str, count: int = 400) -> str:
 def progress(database: Any) -> dict[str, dict[str, Any]]:
     """Per fuzz target (pytest node id): examples run and behaviours seen, from HypoFuzz's latest report per worker."""
     out: dict[str, dict[str, Any]] = {}
-    for key in database.fetch(_TEST_KEYS):
+    for key in database.fetch(TEST_KEYS):
         latest: dict[str, dict[str, Any]] = {}
         for raw in database.fetch(key + _REPORTS):
             try:
@@ -171,10 +171,10 @@ def progress(database: Any) -> dict[str, dict[str, Any]]:
 
 
 def replay_all(url: str, subjects: "Sequence[str] | None" = None) -> list[Replayed]:
-    from properties import fuzz
+    from properties.subject import fuzz_targets
 
     database = open_database(url)
-    return [replay(database, name, machine) for name, machine in fuzz.machines().items()
+    return [replay(database, name, machine) for name, machine in fuzz_targets().items()
             if subjects is None or name in subjects]
 
 
@@ -201,9 +201,9 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         print(f"python -m properties.database: {error}", file=sys.stderr)
         return 2
     try:
-        from properties import fuzz
+        from properties.subject import fuzz_targets
 
-        known = fuzz.machines()
+        known = fuzz_targets()
         for name in args.subject or ():
             if name not in known:
                 raise DatabaseError(f"--subject {name}: no fuzz target; choose from {', '.join(known)}")

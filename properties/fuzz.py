@@ -52,19 +52,15 @@ GRACE = 10.0
 
 
 def machines() -> dict[str, type]:
-    """Subject name -> a standalone state machine class, for every subject that declares one."""
-    from properties.subject import available
+    """Subject name -> a standalone state machine class, for every subject that declares one (the registry's)."""
+    from properties.subject import fuzz_targets
 
-    found: dict[str, type] = {}
-    for subject in available():
-        if subject.state_machine is not None:
-            found[subject.name] = subject.state_machine()
-    return found
+    return fuzz_targets()
 
 
 def stored_failures(database: Any) -> list[bytes]:
     """Database keys of fuzz targets holding a failing example (HypoFuzz keeps shrunk failures under the test's own key)."""
-    return [key for key in database.fetch(db._TEST_KEYS) if any(True for _ in database.fetch(key))]
+    return [key for key in database.fetch(db.TEST_KEYS) if any(True for _ in database.fetch(key))]
 
 
 def _parser() -> argparse.ArgumentParser:

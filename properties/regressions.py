@@ -21,16 +21,13 @@ exits 2; ``check`` exits 1 when a pinned trace breaks.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Sequence
 
-import attrs
-
 from properties.paths import ROOT
-from properties.replay import Broken, judge_trace
-from properties.trace import Trace, TraceError, dumps, load_trace, printable
+from properties.safe_json import JsonFileError as TraceError
+from properties.subject import Subject, available
 
 DEFAULT_DIR = ROOT / "tests" / "regressions"
 
@@ -48,46 +45,32 @@ def pinned_files(folder: Path = DEFAULT_DIR) -> list[Path]:
     return sorted(folder.glob("*.json"))
 
 
-def pin(source: Path, folder: Path = DEFAULT_DIR, invariant: str | None = None) -> tuple[Path, tuple[Broken, ...]]:
-    """Copy ``source`` into ``folder``; returns the new path and what breaks on the current code."""
-    trace = load_trace(source)
-    if invariant is not None:
-        if not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", invariant):
-            raise TraceError(f"--invariant: expected an invariant id such as B5, got {invariant!r}")
-        if trace.invariant is not None and trace.invariant != invariant:
-            raise TraceError(f"{printable(source)}: invariant: the file was saved for {trace.invariant}, not {invariant}")
-        trace = attrs.evolve(trace, invariant=invariant)
-    if trace.invariant is None:
-        raise TraceError(f"{printable(source)}: invariant: missing; a pinned regression must say which invariant it "
-                         "once broke (--invariant B5)")
-    if not trace.origin.startswith("pinned from "):  # pinning a pinned file keeps where it first came from
-        trace = attrs.evolve(trace, origin=f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else ""))
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", trace.name).strip("-") or "regression"
-    target = folder / f"{name}.json"
-    text = dumps(trace)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.read_text(encoding="utf-8") != text:
-            raise TraceError(f"{printable(target)}: already exists with other content; rename the trace (its name field)")
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise TraceError(f"{printable(target)}: cannot write: {error.strerror}") from None
-    return target, judge_trace(trace)
+def subject_of(path: Path) -> Subject:
+    """The subject whose files ``path`` is (its schema); the first subject that pins, for a file none claims
+    (its reader then names what is wrong with the file)."""
+    pinning = [subject for subject in available() if subject.pin is not None]
+    for subject in pinning:
+        if subject.replay is not None and subject.replay.recognizes(str(path)):
+            return subject
+    return pinning[0]
+
+
+def pin(source: Path, folder: Path = DEFAULT_DIR, invariant: str | None = None) -> tuple[Path, tuple[str, ...]]:
+    """Copy ``source`` into ``folder`` through its subject; the new path and the invariants still broken."""
+    subject = subject_of(source)
+    assert subject.pin is not None
+    return subject.pin.pin(source, folder, invariant)
 
 
 def check(folder: Path = DEFAULT_DIR) -> tuple[list[str], bool]:
-    """One line per pinned file; and whether every one holds."""
+    """One line per pinned file, each re-judged by its subject; and whether every one holds."""
     lines, ok = [], True
     for path in pinned_files(folder):
-        trace = load_trace(path)
-        broken = judge_trace(trace)
-        once = f"once broke {trace.invariant}" + (f" at step {trace.step}" if trace.step is not None else "")
-        if broken:
-            ok = False
-            first = broken[0]
-            lines.append(f"BROKEN {path.name}: {first.invariant} at step {first.step}: {first.message} ({once})")
-        else:
-            lines.append(f"holds {path.name} ({once}; {len(trace.events)} steps)")
+        subject = subject_of(path)
+        assert subject.pin is not None
+        line, holds = subject.pin.check(path)
+        lines.append(line)
+        ok = ok and holds
     return lines, ok
 
 
@@ -109,10 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "pin":
             target, broken = pin(args.file, args.dir, args.invariant)
             print(f"pinned: {target}")
-            still = [item for item in broken if item.invariant]
-            if still:
-                print(f"note: {still[0].invariant} still breaks at step {still[0].step} on the current code; "
-                      "nox -s tests fails until it is fixed")
+            if broken:
+                print(f"note: {broken[0]} still breaks on the current code; nox -s tests fails until it is fixed")
             return 0
         lines, ok = check(args.dir)
     except TraceError as error:

@@ -37,7 +37,7 @@ class DriverRow:
     details: dict[str, Any] = attrs.field(factory=dict)
     #: Per-configuration rows (the explorer): name, limits, states, edges, depth, complete, seconds.
     configurations: list[dict[str, Any]] = attrs.field(factory=list)
-    subject: str = "budget"
+    subject: str = ""
 
     @property
     def throughput(self) -> float:

@@ -1,7 +1,7 @@
 """Reading a JSON file someone else wrote, safely: the one set of rules every harness file format uses.
 
-Trace files (``properties.trace``), hook sequence files
-(``properties.hooks.sequence_file``) and navigation scenario files
+Trace files (``properties.budget.trace_file``), hook sequence files
+(``properties.hooks.trace_file``) and navigation scenario files
 (``properties.navigation.scenario``) are all read here, so that a rule lives
 once. Everything a file can get wrong raises ``JsonFileError`` (each format's
 own error is a subclass), whose one-line message names the file and the field
@@ -405,3 +405,18 @@ def read_json(path: str | Path, error: type[JsonFileError] = JsonFileError) -> A
         raise error(str(problem)) from None
     finally:
         reader.close()
+
+
+def carries_schema(path: "str | Path", schema: str) -> bool:
+    """Whether the regular file ``path`` names ``schema`` in its first 200 characters (how replay picks a subject).
+
+    Only a regular file is opened: a FIFO or a device named on the command line must not block the sniff.
+    A file this says no to is still read by a subject's own reader, which names what is wrong with it."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(200)
+    except OSError:
+        return False
+    return f'"{schema}"' in head

@@ -1,40 +1,60 @@
-"""A subject of the verdict, declared once: its invariants, coverage minimums, drivers and trace events.
+"""The subject registry: every part of the verdict a subject declares, in one record, found by its folder.
 
-The harness judges several parts of the guard (``budget``, ``hooks``,
-``navigation``) with one catalogue, one tally and one report. Each part is a
-subpackage ``properties/<name>/`` whose ``subject.py`` defines ``SUBJECT``, a
-``Subject`` record; ``python -m properties`` loops over ``SUBJECTS`` (or the
-ones ``--subject`` selects) and runs each subject's drivers.
+The harness judges several parts of the guard with one catalogue, one tally
+and one report. Each part is a subpackage ``properties/<name>/`` whose
+``subject.py`` defines ``SUBJECT``, a ``Subject`` record. The core (the
+command line, the report, replay, counterexamples, bench, fuzzing, the
+example database) imports no subject package: it reaches every subject
+through this registry, and a folder with a ``subject.py`` joins on its own.
+
+Order (a choice the issue leaves open): the verdict, replay and bench take the
+subjects by ``Subject.order`` (budget 10, hooks 20, navigation 30; a subject
+that sets none comes after them at 100), then by name. The order is declared
+rather than taken from the file system, so a new folder can never reorder the
+subjects before it, and a run's report reads the same on every machine.
 
 Everything a subject declares is plain data and functions, so a driver runs in
 any process and returns picklable results:
 
 * ``catalogue``: its invariants (``properties.catalogue.Invariant``), ids
-  unique across every subject (``B*``, ``H*``, ``N*``).
+  unique across every subject (``B*``, ``H*``, ``N*``): two invariants with one
+  id are an error (``DuplicateInvariant``) when the registry is read.
 * ``coverage_minimums``: coverage counts a default run must reach.
 * ``drivers``: ``Driver`` records; each takes a ``DriverRequest`` and returns
   a ``DriverResult`` (a tally, a report row's details, and the first failure
   as events plus a violation, or None).
 * ``state_machine``: the Hypothesis state machine as a standalone class, for
-  pytest and HypoFuzz.
-* ``events``: the event classes of its traces, by the name trace files use;
-  ``monitor`` builds the subject's monitor over fresh copies, so that replay,
-  counterexample shrinking and regression tests re-judge a trace with the very
-  checks the drivers ran.
+  pytest and HypoFuzz (``fuzz_targets``).
+* ``events``: the event classes of its traces, by the name its files use;
+  ``monitor(tally, only)`` builds the subject's monitor over fresh copies, so
+  that replay, counterexample shrinking and regression tests re-judge a trace
+  with the very checks the drivers ran.
+* ``counterexample``: how a failure is shrunk, saved and printed.
+* ``replay``: its file format and replay command (``Replay``):
+  ``python -m properties.replay FILE`` hands a file to the subject whose
+  schema it carries.
+* ``pin``: how a counterexample file becomes a regression test (``nox -s pin-regression``).
+* ``bench``: its rows of ``nox -s bench`` (``Bench``).
+* ``options``: command-line options of ``python -m properties`` that only this
+  subject reads (the budget's ``--explorer-seconds``); their values reach its
+  drivers in ``DriverRequest.options``.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 
-from properties.catalogue import Invariant, Tally, Violation
+from properties.catalogue import Invariant, Tally, Violation, unique_ids
 
-#: Every subject, in the order the verdict prints them.
-SUBJECTS = ("budget", "hooks", "navigation")
+#: The folder whose subpackages are subjects.
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: Where a subject without a declared order comes.
+LAST = 100
 #: Run modes: the reviewer's full run, a fast smoke run, and the deterministic run made against each mutant.
 MODES = ("default", "quick", "mutants")
 
@@ -58,8 +78,8 @@ class DriverRequest:
     #: in a default run): the pieces split the work deterministically and their results add up.
     part: int = 0
     parts: int = 1
-    #: A time budget in seconds for a driver that takes one (the budget's explorer), or None for its default.
-    seconds: "float | None" = None
+    #: The values of the subject's own command-line options (``Subject.options``), by destination name.
+    options: Mapping[str, Any] = attrs.field(factory=dict)
     #: The names of the subject's drivers that run in this run (a driver may size itself by its company).
     company: tuple[str, ...] = ()
 
@@ -79,11 +99,12 @@ class DriverResult:
     incomplete: str = ""
     #: The report row's status ("ran", "crashed", "cut off after ...").
     status: str = "ran"
-    #: Per-configuration rows (the explorer): name, limits, states, edges, depth, complete, seconds.
+    #: Rows of a driver that searches configurations one by one: name, limits, states, edges, depth,
+    #: complete, seconds (the report prints them under the driver).
     configurations: list[dict[str, Any]] = attrs.field(factory=list)
     #: Statistics the seeds reported for their own tests (summed over drivers of a subject).
     statistics: dict[str, int] = attrs.field(factory=dict)
-    #: A counterexample the driver rendered and saved itself (the explorer), as (text, path); else "".
+    #: A counterexample the driver rendered and saved itself, as (text, path); else "".
     counterexample_text: str = ""
     counterexample_path: str = ""
 
@@ -98,6 +119,85 @@ class Driver:
     parts: int = 1
     #: Runs in the main process, never in a worker (the explorer forks its own child per configuration).
     main_process: bool = False
+    #: Takes the run's size override (``--traces``): a driver that draws its work in bulk.
+    sized: bool = False
+
+
+@attrs.frozen
+class Lazy:
+    """A function named by its module and name, imported when first called.
+
+    Choice: a subject's ``subject.py`` names its drivers this way, so reading the registry (replay, the
+    command line's checks, the fuzz targets) does not import every subject's drivers and what they need
+    (numpy for the budget's bulk traces); a driver's module is imported by the process that runs it."""
+
+    module: str
+    name: str
+
+    def resolve(self) -> Callable[..., Any]:
+        """The function itself (its module imported)."""
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+
+@attrs.frozen
+class Option:
+    """A command-line option of ``python -m properties`` that one subject reads (``DriverRequest.options[dest]``)."""
+
+    flag: str
+    dest: str
+    help: str
+    type: "Callable[[str], Any]" = str
+    default: Any = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(self.flag, dest=self.dest, type=self.type, default=self.default, help=self.help)
+
+
+@attrs.frozen
+class Replay:
+    """A subject's files and its replay command.
+
+    ``recognizes(path)`` says whether a file is this subject's (it reads the schema only);
+    ``run(argv)`` is the subject's replay command line (files and its own options) -> exit status:
+    0 every invariant held, 1 one broke, 2 a bad file or option (one line naming the file and the field)."""
+
+    schema: str
+    recognizes: Callable[[str], bool]
+    run: Callable[[list[str]], int]
+    #: A switch of ``python -m properties.replay`` that hands the rest of the command line to ``run`` ("" none).
+    option: str = ""
+    #: Replays its recorded sessions when ``nox -s replay`` names no file.
+    sessions: bool = False
+
+
+@attrs.frozen
+class Pin:
+    """How a subject's counterexample becomes a regression test (``python -m properties.regressions``).
+
+    ``pin(source, folder, invariant)`` copies the file into ``folder`` (``invariant`` names the one it broke
+    when the file does not) and returns the new path and the invariants that still break on the current code;
+    ``check(path)`` re-judges one pinned file: (one line for the reader, whether it holds). Both raise
+    ``properties.safe_json.JsonFileError`` (one line naming the file and the field) for a bad file."""
+
+    pin: "Callable[[Path, Path, str | None], tuple[Path, tuple[str, ...]]]"
+    check: "Callable[[Path], tuple[str, bool]]"
+
+
+@attrs.frozen
+class Bench:
+    """A subject's rows of ``nox -s bench``.
+
+    ``add_options(parser)`` adds its own options; ``run(args, add)`` measures and reports each row with
+    ``add(name, value, note)`` and returns the figures it drew, as (file name, title) pairs, and whether
+    the other rows should run too (False: an option asked for this subject's rows alone)."""
+
+    run: "Callable[[argparse.Namespace, Callable[[str, str, str], None]], tuple[list[tuple[str, str]], bool]]"
+    add_options: "Callable[[argparse.ArgumentParser], None] | None" = None
+    #: ``check_options(args)`` -> a one-line problem with the subject's own options, or "".
+    check_options: "Callable[[argparse.Namespace], str] | None" = None
 
 
 @attrs.frozen
@@ -123,31 +223,92 @@ class Subject:
     preamble: "Callable[[], str] | None" = None
     #: What one trace of this subject is called in the report ("traces", "sequences").
     unit: str = "traces"
+    #: Where the verdict, replay and bench take it (see the module docstring).
+    order: int = LAST
+    #: Its file format and replay command, or None when it has no files.
+    replay: "Replay | None" = None
+    #: How its counterexample files are pinned in ``tests/regressions/`` and re-judged there, or None.
+    pin: "Pin | None" = None
+    #: Its rows of ``nox -s bench``, or None.
+    bench: "Bench | None" = None
+    #: Command-line options of ``python -m properties`` that only this subject's drivers read.
+    options: tuple[Option, ...] = ()
+    #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
+    drives: tuple[str, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(invariant.id for invariant in self.catalogue)
 
 
-def load(name: str) -> Subject:
-    """The subject called ``name`` (``properties/<name>/subject.py``'s ``SUBJECT``)."""
-    if name not in SUBJECTS:
-        raise KeyError(f"unknown subject {name!r}; choose from {', '.join(SUBJECTS)}")
-    return importlib.import_module(f"properties.{name}.subject").SUBJECT
+def _folders() -> list[str]:
+    """Every subpackage of ``properties/`` with a ``subject.py``, by name."""
+    return sorted(path.parent.name for path in PACKAGE_DIR.glob("*/subject.py") if path.parent.name.isidentifier())
+
+
+def _import(name: str) -> Subject:
+    found = importlib.import_module(f"properties.{name}.subject").SUBJECT
+    if found.name != name:
+        raise ValueError(f"properties/{name}/subject.py: SUBJECT.name is {found.name!r}; it must be the folder's name")
+    return found
+
+
+_LOADED: "tuple[Subject, ...] | None" = None
 
 
 def available() -> tuple[Subject, ...]:
-    """Every subject whose package exists, in ``SUBJECTS`` order."""
-    found = []
-    for name in SUBJECTS:
-        try:
-            found.append(load(name))
-        except ModuleNotFoundError as error:
-            if error.name not in (f"properties.{name}", f"properties.{name}.subject"):
-                raise
-    return tuple(found)
+    """Every subject (a folder with a ``subject.py``), by ``order`` then name; ids checked unique across all."""
+    global _LOADED
+    if _LOADED is None:
+        found = sorted((_import(name) for name in _folders()), key=lambda subject: (subject.order, subject.name))
+        unique_ids(invariant for subject in found for invariant in subject.catalogue)
+        _LOADED = tuple(found)
+    return _LOADED
+
+
+def names() -> tuple[str, ...]:
+    """Every subject's name, in the registry's order."""
+    return tuple(subject.name for subject in available())
+
+
+def __getattr__(attribute: str) -> Any:
+    # ``SUBJECTS`` is read from the folders on first use: reading it at import would import every subject
+    # package while the first of them is still importing this module.
+    if attribute == "SUBJECTS":
+        return names()
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+
+def load(name: str) -> Subject:
+    """The subject called ``name`` (``properties/<name>/subject.py``'s ``SUBJECT``)."""
+    for subject in available():
+        if subject.name == name:
+            return subject
+    raise KeyError(f"unknown subject {name!r}; choose from {', '.join(names())}")
 
 
 def all_invariants() -> dict[str, Invariant]:
-    """Every invariant of every available subject, by id."""
+    """Every invariant of every subject, by id (ids are unique: ``available`` checks)."""
     return {invariant.id: invariant for subject in available() for invariant in subject.catalogue}
+
+
+def import_drivers() -> None:
+    """Import every subject's driver modules (``Lazy``), whichever subjects a run selects.
+
+    Why (found while checking issue 18's "same seed, same steps"): Hypothesis (6.131 and later) draws, with
+    probability 0.05 per draw, a constant taken from the source of every *local* module in ``sys.modules``
+    (``hypothesis.internal.conjecture.providers``, its "local constants"). So a state machine's examples depend
+    on which project modules are imported when it runs, not on the seed alone: the budget machine's step count
+    changed when a new module was imported. ``python -m properties`` therefore imports the same modules before
+    any driver runs (every subject's drivers, as it did when ``subject.py`` imported them eagerly), so a run's
+    steps depend on the seed and the tree, not on ``--subject`` or on the order workers import things. Any change
+    to a local module's constants (a new subject, a moved literal) still changes the machines' examples."""
+    for subject in available():
+        for driver in subject.drivers:
+            if isinstance(driver.run, Lazy):
+                driver.run.resolve()
+
+
+def fuzz_targets() -> dict[str, type]:
+    """Subject name -> a standalone state machine class, for every subject that declares one (HypoFuzz's targets)."""
+    return {subject.name: subject.state_machine() for subject in available() if subject.state_machine is not None}

@@ -28,6 +28,7 @@ import attrs
 
 from properties import progress
 from properties.budget import bulk
+from properties.budget import generate
 from properties.budget.invariants import BY_ID
 from properties.catalogue import Tally
 from properties.counterexample import DEFAULT_DIR
@@ -68,7 +69,7 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     """This request's share of the seeded bulk traces (slices ``part``, ``part + parts``, ...)."""
     tally = Tally()
     traces = bulk_traces(request)
-    sizes = bulk.slice_counts(traces)
+    sizes = generate.slice_counts(traces)
     slices = list(range(len(sizes)))[request.part::request.parts]
     result = bulk.BulkResult(seed=request.seed)
     invariants = _invariants(request)
@@ -294,7 +295,8 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
         return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
     # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
     quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
-    seconds = request.seconds if request.seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
+    seconds = request.options.get("explorer_seconds")
+    seconds = seconds if seconds is not None else EXPLORER_SECONDS["thorough" if quick == "thorough" else request.mode]
     start = time.perf_counter()
     deadline = start + seconds
     configs = explorer.configurations(quick)

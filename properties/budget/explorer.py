@@ -113,16 +113,18 @@ from guard.limits import Limits
 from properties import progress
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies, reference_limits
 from properties import work_bound
-from properties.counterexample import DEFAULT_DIR, Counterexample, record
+from properties.budget.counterexample import Counterexample, record
+from properties.counterexample import DEFAULT_DIR
 from properties.engine.collector import collector_for_search, freeze_level
 from properties.engine.pool import ForkPool
 from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
-from properties.trace import Trace, dumps, save_trace
+from properties.budget.trace_file import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import (
-    BY_ID, CATALOGUE, Monitor, Snap, Step, Tally, Violation, runaway_message, snap_production,
-    snap_reference,
-)
+from properties.budget.invariants import BY_ID, CATALOGUE, Snap, Step
+from properties.budget.monitor import Monitor, runaway_message
+from properties.catalogue import Tally, Violation
+from properties.judge import Judge
+from properties.budget.state import snap_production, snap_reference
 from reference.budget import ReferenceBudget
 
 
@@ -974,13 +976,7 @@ _FEATURE_KEYS, _ADMISSION_KEYS = _history_keys()
 
 def restore_history(monitor: Monitor, history: tuple) -> None:
     """Set a monitor's history to ``history`` (as ``Monitor.history()`` returned it)."""
-    features, admissions, streak, fuse, lookups_only = history
-    monitor.feature_used = dict(zip(monitor.feature_used, features))
-    monitor.admissions = dict(zip(monitor.admissions, admissions))
-    monitor.streak_admissions = dict(zip(monitor.streak_admissions, streak))
-    monitor.streak_fuse = dict(zip(monitor.streak_fuse, fuse))
-    monitor.lookups_only = lookups_only
-    monitor.flags = set()
+    monitor.restore_history(history)
 
 
 # -- results ------------------------------------------------------------------------
@@ -1468,8 +1464,9 @@ class Expander:
             limits=oracle, tally=self.tally, budgets=dict(zip(ALL_COPIES, self.prototypes)),
             invariants=EDGE_INVARIANTS, failure_ends_probes="off",
         )
-        self.checks = tuple((invariant.id, invariant.check, invariant.title) for invariant in EDGE_INVARIANTS)
-        self.check_ids = tuple(invariant.id for invariant in EDGE_INVARIANTS)
+        #: The one judge (``properties.judge``) of every edge.
+        self.edge_judge = Judge(EDGE_INVARIANTS)
+        self.check_ids = self.edge_judge.ids
         self.probe_monitor = Monitor(
             limits=oracle, tally=self.probe_tally, budgets={"R": self.prototypes[_R], "P": self.prototypes[_P]},
             invariants=STATE_INVARIANTS, failure_ends_probes="all",
@@ -1946,14 +1943,7 @@ class Expander:
         shared by its edges: no check writes to a step's maps.
         """
         monitor = self.edge_monitor
-        # ``restore_history``, from the state's own dictionaries (copied: the step may change them).
-        features, admissions, streak, fuse, lookups_only = history
-        monitor.feature_used = features.copy()
-        monitor.admissions = admissions.copy()
-        monitor.streak_admissions = streak.copy()
-        monitor.streak_fuse = fuse.copy()
-        monitor.lookups_only = lookups_only
-        monitor.flags = set()
+        monitor.restore_history_maps(history)
         after = dict(zip(ALL_COPIES, [move.after_snap for move in moves]))
         rows = tuple([(name, move.before_snap, move.after_snap) for name, move in zip(ALL_COPIES, moves)])
         admitted = _NO_FLAGS
@@ -1971,31 +1961,18 @@ class Expander:
             duplicate = fresh = _NO_FLAGS
             if type(event) is FirstCall:
                 admitted = {name: move.admitted for name, move in zip(ALL_COPIES, moves)}
-        monitor._update_history(event, before, after, admitted)
+        monitor.update_history(event, before, after, admitted)
         step = Step(index, event, before, after, duplicate, admitted, monitor, fresh, failed, rows, rows[1:], None)
         tally = self.tally
-        exercised_counts = tally.exercised
-        checked = tally.checked_steps
-        checked[self.check_ids] = checked.get(self.check_ids, 0) + 1
-        found: list[Violation] = []
         # The step's coverage is counted on its own (the verdict keeps it), then added to the tally's.
         coverage = tally.coverage
         tally.coverage = Counter()
-        held = []
-        for invariant_id, check, title in self.checks:
-            exercised, problem = check(step)
-            if exercised:
-                exercised_counts[invariant_id] += 1
-                held.append(invariant_id)
-            if problem is not None:
-                found.append(Violation(invariant_id, index, problem, title))
-        monitor._count_coverage(event, before, after, admitted)
+        held: list[str] = []
+        found = self.edge_judge(step, index, tally, monitor.count_coverage, held)
         gained = tuple(tally.coverage.items())
         tally.coverage = coverage
         if gained:
             coverage.update(dict(gained))
-        if found:
-            tally.violations.extend(found)
         tally.steps += 1
         history = monitor.history()
         return found, history, _Verdict(history, tuple(held), gained)

@@ -42,7 +42,7 @@ from guard.playground import RoutingState, binds_new_project
 from properties.budget.events import Event, FirstCall, Result, Round
 from properties.names import FIRST_WRITE_KIND
 from properties.paths import fixtures_dir
-from properties.trace import Trace, TraceError
+from properties.budget.trace_file import Trace, TraceError
 
 WEBSITE_FILE = "inspection-budget-replay-round106-107.json"
 PHOTO_RENAMER_FILE = "photo-renamer-bfb62a2b.json"

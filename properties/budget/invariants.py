@@ -15,17 +15,19 @@ a run is reported vacuous and fails the run.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from guard.budget import GLOBAL, RunProgressBudget
 from guard.limits import Limits
-from properties import work_bound
-from properties.catalogue import Invariant, Outcome, Tally, Violation
-from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, applier
+from properties.catalogue import Invariant, Outcome, unique_ids
+from properties.budget.copies import FEATURE_FLAGS
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.state import _NONE, Snap, same_counters, snap, snap_production, snap_reference  # noqa: F401
+from properties.budget.state import _NONE, Snap, same_counters  # noqa: F401
+
+if TYPE_CHECKING:
+    from properties.budget.monitor import Monitor
 from properties.names import DISCOVERY_TOOLS, LANE_NAMES
 
 
@@ -527,11 +529,11 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
     budget = monitor.budgets.get("P")
     if budget is None or mode == "off":
         return False, None
-    if monitor._probe is None:
-        monitor._probe = RunProgressBudget(budget.limits)
+    if monitor.probe is None:
+        monitor.probe = RunProgressBudget(budget.limits)
     for lane, correctable, empty in PROBES:
         said = budget.failure_ends(lane, correctable=correctable, empty_lookup=empty)
-        seen = failure_outcome(budget, lane, correctable, empty, monitor._probe)
+        seen = failure_outcome(budget, lane, correctable, empty, monitor.probe)
         if said != seen:
             return True, f"failure_ends(lane={lane!r}, correctable={correctable}, empty_lookup={empty}) said {said}, observing gives {seen}"
     return True, None
@@ -542,21 +544,21 @@ FAILURE_ENDS_PROBES = ("all", "observed", "off")
 
 
 
-CATALOGUE: tuple[Invariant, ...] = (
-    Invariant("B1", "001, 002", "omitted flags change nothing", b1_stripped_equals_reference),
-    Invariant("B2", "000, 001, 002", "never stops the run earlier", b2_never_stops_earlier),
-    Invariant("B3", "001", "never stops a lane earlier", b3_no_lane_earlier),
-    Invariant("B4", "001, 002", "the total cap is never deferred", b4_total_never_deferred),
-    Invariant("B5", "001", "bounded deferrals", b5_bounded_deferrals),
-    Invariant("B6", "001", "one result later at most", b6_one_result_later),
-    Invariant("B7", "001", "only a passing correction rescues", b7_only_a_pass_rescues),
-    Invariant("B8", "002", "each refusal kind granted once", b8_refusal_grants),
-    Invariant("B9", "002", "one failure past the fuse per admission", b9_one_failure_past_the_fuse),
-    Invariant("B10", "001, 002", "the rounds cap always holds", b10_rounds_cap),
-    Invariant("B11", "000", "free empty lookups are bounded and inert", b11_empty_lookups),
-    Invariant("B12", "001, 002", "stops are sticky, duplicates ignored", b12_sticky_stops),
-    Invariant("B13", "001", "failure_ends is exact", b13_failure_ends_exact),
-)
+CATALOGUE: tuple[Invariant, ...] = unique_ids((
+    Invariant("B1", "001, 002", "omitted flags change nothing", b1_stripped_equals_reference, "budget"),
+    Invariant("B2", "000, 001, 002", "never stops the run earlier", b2_never_stops_earlier, "budget"),
+    Invariant("B3", "001", "never stops a lane earlier", b3_no_lane_earlier, "budget"),
+    Invariant("B4", "001, 002", "the total cap is never deferred", b4_total_never_deferred, "budget"),
+    Invariant("B5", "001", "bounded deferrals", b5_bounded_deferrals, "budget"),
+    Invariant("B6", "001", "one result later at most", b6_one_result_later, "budget"),
+    Invariant("B7", "001", "only a passing correction rescues", b7_only_a_pass_rescues, "budget"),
+    Invariant("B8", "002", "each refusal kind granted once", b8_refusal_grants, "budget"),
+    Invariant("B9", "002", "one failure past the fuse per admission", b9_one_failure_past_the_fuse, "budget"),
+    Invariant("B10", "001, 002", "the rounds cap always holds", b10_rounds_cap, "budget"),
+    Invariant("B11", "000", "free empty lookups are bounded and inert", b11_empty_lookups, "budget"),
+    Invariant("B12", "001, 002", "stops are sticky, duplicates ignored", b12_sticky_stops, "budget"),
+    Invariant("B13", "001", "failure_ends is exact", b13_failure_ends_exact, "budget"),
+))
 
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
@@ -573,312 +575,3 @@ COVERAGE_MINIMUMS = {
     "runs stopped by the total cap at consecutive 3": 20,
     "runs stopped by the rounds cap": 20,
 }
-
-
-# -- the per-trace monitor ----------------------------------------------------
-
-def runaway_message(error: work_bound.WorkBoundExceeded) -> str:
-    """B6's message for a step that did not return within its bound.
-
-    Choice (the spec names no invariant for it): a step that never returns
-    stops the run never, and B6 is the seeds' promise that production stops
-    a run at most one result later than the reference does; every other
-    invariant needs the step's outcome to judge at all.
-    """
-    return f"{error.describe()}: the run can never stop, so it stops later than the reference by more than one result"
-
-
-@attrs.define(slots=True)
-class Monitor:
-    """Drives every copy through one trace and checks every invariant at every step.
-
-    It keeps only the history the statements need: which features a trace has
-    used, admissions and double charges in the current streak, whether the
-    trace so far is lookups and rounds only, and per-trace coverage flags.
-    ``history()`` returns that history as a hashable value, so the exhaustive
-    explorer can make it part of the state it deduplicates on.
-    """
-
-    limits: Limits
-    tally: Tally
-    budgets: dict[str, Any]
-    invariants: tuple[Invariant, ...] = CATALOGUE
-    #: How B13 observes a failure (see ``b13_failure_ends_exact``): "all" twelve probe copies per
-    #: step, P's own next failure ("observed"), or "off".
-    failure_ends_probes: str = "all"
-    index: int = 0
-    feature_used: dict[str, bool] = attrs.field(factory=lambda: {copy: False for copy in ("Pd", "Pr", "Pl")})
-    admissions: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
-    streak_admissions: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
-    #: B9, per copy: where its streak stands against the reference's fuse: the no-lane failures it charged
-    #: since its last reset (0 .. fuse), or fuse + 1 when the one that reached the fuse could have waited.
-    streak_fuse: dict[str, int] = attrs.field(factory=lambda: {"P": 0, "Pr": 0})
-    lookups_only: bool = True
-    flags: set[str] = attrs.field(factory=set)
-    appliers: dict[str, Callable[[Any, Event], bool]] = attrs.field(factory=dict)
-    #: Take this step's "before" snapshots from the previous step's "after" ones. Only for a driver
-    #: that touches the budgets through ``step`` alone (the bulk driver); anyone who restores or edits
-    #: a budget between steps must leave it off.
-    reuse_snapshots: bool = False
-    _last_after: "dict[str, Snap] | None" = None
-    #: The scratch budget B13 reloads for each probe (``load_probe``).
-    _probe: Any = None
-    #: (id, check) pairs of ``invariants``, rebuilt whenever ``invariants`` is replaced.
-    _checks: tuple = ()
-    _check_ids: tuple = ()
-    _checks_of: Any = None
-    #: (name, budget, applier, snapshot function, predicts) for each copy of ``budgets``, rebuilt
-    #: whenever ``budgets`` is replaced; ``predicts`` marks P when B13 observes P's own failures.
-    _members: tuple = ()
-    _first_production: int = 1
-    _members_of: Any = None
-    _none: dict = attrs.field(factory=dict)
-    #: A step ran past its bound: the copies stopped half-way, so this trace is judged no further.
-    ran_away: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        # Checked here, not by an attrs validator: a validator would route every attribute write through
-        # a Python-level __setattr__, and the monitor writes a few per step.
-        if self.failure_ends_probes not in FAILURE_ENDS_PROBES:
-            raise ValueError(f"failure_ends_probes must be one of {FAILURE_ENDS_PROBES}, not {self.failure_ends_probes!r}")
-        if not self.appliers:
-            self.appliers = {name: applier(name) for name in self.budgets}
-
-    # history ------------------------------------------------------------
-
-    def history(self) -> tuple:
-        return (
-            tuple(self.feature_used.values()),
-            tuple(self.admissions.values()),
-            tuple(self.streak_admissions.values()),
-            tuple(self.streak_fuse.values()),
-            self.lookups_only,
-        )
-
-    # stepping -----------------------------------------------------------
-
-    def _bind(self, budgets: dict[str, Any]) -> None:
-        """Order the copies once per set of budgets (the explorer hands over a new set at every edge)."""
-        needs_all = any(invariant.id != "B13" for invariant in self.invariants)
-        if needs_all and set(budgets) != set(ALL_COPIES):
-            raise ValueError(f"a monitor checking {[i.id for i in self.invariants]} needs the copies {ALL_COPIES}, got {tuple(budgets)}")
-        order = [name for name in ALL_COPIES if name in budgets] + [name for name in budgets if name not in ALL_COPIES]
-        observed = self.failure_ends_probes == "observed"
-        self._members = tuple(
-            (
-                name, budgets[name], self.appliers[name],
-                snap_production if isinstance(budgets[name], RunProgressBudget) else snap_reference,
-                observed and name == "P",
-            )
-            for name in order
-        )
-        # The production rows are every row after the reference's (``order`` puts R first).
-        self._first_production = 1 if order and order[0] == "R" else 0
-        self._none = dict.fromkeys(order, False)
-        self._members_of = budgets
-
-    def step(self, event: Event) -> list[Violation]:
-        """Deliver ``event`` to every copy and check every invariant; return the violations of this step.
-
-        The step's work is bounded by counting (issue 25, ``properties.work_bound``): a copy whose step runs
-        past ``work_bound.STEP_LOOPS`` loop iterations is reported as B6 violated at this step, and the trace ends
-        there (every later step of this monitor is skipped: its copies stopped half-way through a step)."""
-        if self.ran_away:
-            return []
-        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the budget")
-        try:
-            return self.deliver_and_check(event)
-        except work_bound.WorkBoundExceeded as error:
-            self.ran_away = True
-            found = [Violation("B6", self.index, runaway_message(error), BY_ID["B6"].title)]
-            self.tally.violations.extend(found)
-            self.tally.steps += 1
-            self.index += 1
-            return found
-        finally:
-            work_bound.pop(saved)
-
-    def deliver_and_check(self, event: Event) -> list[Violation]:
-        budgets = self.budgets
-        if self._members_of is not budgets:
-            self._bind(budgets)
-        before = self._last_after if self.reuse_snapshots else None
-        if before is None:
-            before = {name: take(budget) for name, budget, _apply, take, _predicts in self._members}
-        is_result = isinstance(event, Result)
-        call_id = event.call_id if is_result else None
-        after = {}
-        rows = []
-        # Only a first call can be admitted (``properties.budget.copies.applier`` returns False for anything else),
-        # so other events share one all-False map; no check writes to a step's maps.
-        admitted = self._none
-        failed = is_result and bool(event.failed)
-        predicted = None
-        if isinstance(call_id, str):
-            # Each copy's memory is read before that copy receives the event (copies are independent).
-            duplicate = {}
-            fresh = {}
-            usable = call_id != ""
-            for name, budget, apply, take, predicts in self._members:
-                seen = call_id in budget.seen_call_set
-                duplicate[name] = seen
-                old = before[name]
-                observes = fresh[name] = usable and not seen and not old.terminal
-                if predicts and failed and observes:
-                    # B13: what P says about this failure before it observes it.
-                    predicted = budget.failure_ends(event.lane, correctable=event.correctable, empty_lookup=event.empty_lookup)
-                apply(budget, event)
-                new = after[name] = take(budget)
-                rows.append((name, old, new))
-        else:
-            duplicate = fresh = self._none
-            if isinstance(event, FirstCall):
-                admitted = {}
-            for name, budget, apply, take, _predicts in self._members:
-                if admitted is self._none:
-                    apply(budget, event)
-                else:
-                    admitted[name] = apply(budget, event)
-                new = after[name] = take(budget)
-                rows.append((name, before[name], new))
-        if self.reuse_snapshots:
-            self._last_after = after
-        self._update_history(event, before, after, admitted)
-        index = self.index
-        rows = tuple(rows)
-        step = Step(index, event, before, after, duplicate, admitted, self, fresh, failed, rows, rows[self._first_production:], predicted)
-        found: list[Violation] = []
-        tally = self.tally
-        exercised_counts = tally.exercised
-        if self._checks_of is not self.invariants:
-            self._checks = tuple((invariant.id, invariant.check) for invariant in self.invariants)
-            self._check_ids = tuple(invariant.id for invariant in self.invariants)
-            self._checks_of = self.invariants
-        checked = tally.checked_steps
-        checked[self._check_ids] = checked.get(self._check_ids, 0) + 1
-        for invariant_id, check in self._checks:
-            exercised, problem = check(step)
-            if exercised:
-                exercised_counts[invariant_id] += 1
-            if problem is not None:
-                found.append(Violation(invariant_id, index, problem, BY_ID[invariant_id].title))
-        self._count_coverage(event, before, after, admitted)
-        if found:
-            tally.violations.extend(found)
-        tally.steps += 1
-        self.index = index + 1
-        return found
-
-    def _update_history(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
-        if isinstance(event, Result):
-            used = self.feature_used
-            if event.correctable is True or event.corrected is True:
-                used["Pd"] = True
-            if event.correctable_refusal is not None:
-                used["Pr"] = True
-            # Anything but an empty lookup (a failure with the flag) ends a lookups-only trace.
-            if event.empty_lookup is True:
-                used["Pl"] = True
-                if not event.failed:
-                    self.lookups_only = False
-            else:
-                self.lookups_only = False
-        elif not isinstance(event, Round):
-            self.lookups_only = False
-        # B9: a failure with no lane counts toward the reference's fuse (a lane failure has its own fuse).
-        toward_fuse = isinstance(event, Result) and bool(event.failed) and lane_of(event.lane) is None
-        for copy in ("P", "Pr"):
-            state = after.get(copy)
-            if state is None:
-                continue
-            if admitted.get(copy):
-                self.admissions[copy] += 1
-                self.streak_admissions[copy] += 1
-            if toward_fuse and state.failures == before[copy].failures + 1:
-                self.count_toward_fuse(copy, event, before[copy])
-            # A streak ends when consecutive is back at 0 with no global charge waiting (at a fuse of 1 the
-            # charge that waits leaves consecutive at 0 while the streak goes on).
-            elif state.consecutive == 0 and state.deferred != GLOBAL:
-                if self.streak_admissions[copy] or self.streak_fuse[copy]:
-                    self.streak_admissions[copy] = 0
-                    self.streak_fuse[copy] = 0
-
-    def reference_fuse(self) -> int:
-        """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit)."""
-        return self.budgets["R"].limits.consecutive_failures
-
-    def count_toward_fuse(self, copy: str, event: Result, before: Snap) -> None:
-        """B9: ``copy`` charged one more no-lane failure in its streak (see ``b9_one_failure_past_the_fuse``)."""
-        fuse = self.reference_fuse()
-        place = self.streak_fuse[copy]
-        if place >= fuse:
-            return
-        place += 1
-        # budget.md step 3: a charge may wait only at a correctable failure, nothing waiting, a deferral left.
-        if (
-            place == fuse
-            and "correctable" in FEATURE_FLAGS[copy]
-            and event.correctable is True
-            and before.deferred is None
-            and before.deferrals_used < self.limits.corrected_attempts
-        ):
-            place = fuse + 1
-        self.streak_fuse[copy] = place
-
-    def _count_coverage(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
-        coverage = self.tally.coverage
-        p_before, p_after = before["P"], after["P"]
-        if p_after.deferrals_used > p_before.deferrals_used:
-            coverage["deferrals"] += 1
-        if _rescued(event, p_before, p_after, self.limits):
-            coverage["rescues"] += 1
-        if admitted.get("P"):
-            coverage["admissions"] += 1
-        limits = self.limits
-        if (
-            isinstance(event, Result)
-            and event.failed
-            and event.empty_lookup is True
-            and "13th" not in self.flags
-            and not p_before.terminal
-            and p_before.free_used >= limits.free_empty_lookups
-            and p_after.failures == p_before.failures + 1
-        ):
-            self.flags.add("13th")
-            coverage["runs reaching the 13th empty lookup"] += 1
-        r_before, r_after = before["R"], after["R"]
-        if r_after.terminal and not r_before.terminal:
-            if isinstance(event, Round) and "rounds" not in self.flags:
-                self.flags.add("rounds")
-                coverage["runs stopped by the rounds cap"] += 1
-        if (
-            p_after.terminal
-            and not p_before.terminal
-            and p_after.failures >= limits.total_failures
-            and p_before.consecutive == limits.consecutive_failures - 1
-            and "total3" not in self.flags
-        ):
-            self.flags.add("total3")
-            coverage["runs stopped by the total cap at consecutive 3"] += 1
-
-
-def _rescued(event: Event, before: Snap, after: Snap, limits: Limits) -> bool:
-    """P's waiting charge was forgiven at this step: a success took it away without charging it (B7's rescue).
-
-    Counted here, beside the checks and never by one (B7 only judges), so that
-    checking fewer invariants never changes a coverage count.
-    """
-    waiting = before.deferred
-    if waiting is None or before.terminal or after.deferred is not None:
-        return False
-    if not isinstance(event, Result) or event.failed:
-        return False
-    if waiting == GLOBAL:
-        return not (after.terminal and after.consecutive >= limits.consecutive_failures)
-    return waiting not in after.exhausted
-
-
-def new_monitor(limits: Limits, tally: Tally, budgets: dict[str, Any], **options: Any) -> Monitor:
-    """A monitor over fresh budgets (``properties.budget.copies.new_copies``); counts one trace in ``tally``."""
-    tally.traces += 1
-    return Monitor(limits=limits, tally=tally, budgets=budgets, **options)

@@ -27,7 +27,7 @@ tally, the examples that reached each coverage count, the last failure) and
 how it is configured (which invariants, which copies) live in a
 ``MachineRun`` bound to a subclass made for that run (``machine_for``), so two
 runs in one process never share counts and a test plants a bug by passing
-``copies=``. ``standalone_machine()`` is the same machine for pytest and
+``copies=``. ``standalone()`` is the same machine for pytest and
 HypoFuzz: every invariant, the real copies.
 """
 
@@ -41,9 +41,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
-from properties.budget.bulk import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, SPEC_LIMITS, STOP, default_copies
+from properties.budget.copies import SPEC_LIMITS, default_copies
+from properties.budget.generate import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, STOP
 from properties.budget.events import Event, Result
-from properties.budget.invariants import Monitor, Tally, Violation, new_monitor
+from properties.budget.monitor import Monitor, new_monitor
+from properties.catalogue import Tally, Violation
 from properties.names import LANE_NAMES, LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
@@ -89,7 +91,7 @@ DRAWS = st.builds(
 class BudgetMachine(RuleBasedStateMachine):
     """All copies, one trace, one monitor; rules weighted per example (swarm testing).
 
-    Run it through a subclass from ``machine_for`` (or ``standalone_machine``), which binds the run's
+    Run it through a subclass from ``machine_for`` (or ``standalone``), which binds the run's
     ``MachineRun``; the base class has none.
     """
 
@@ -119,7 +121,7 @@ class BudgetMachine(RuleBasedStateMachine):
         options: dict[str, Any] = {}
         if run.only is not None:
             options["invariants"] = run.only
-        self.monitor: Monitor = new_monitor(SPEC_LIMITS, run.tally, self.budgets, **options)
+        self.monitor: Monitor = new_monitor(run.tally, limits=SPEC_LIMITS, budgets=self.budgets, **options)
         self.events: list[Event] = []
         self.reached: set[str] = set()
         self.tail = 0
@@ -302,7 +304,7 @@ def machine_for(run: MachineRun) -> type:
     return type("BudgetMachine", (BudgetMachine,), {"run": run})
 
 
-def standalone_machine() -> type:
+def standalone() -> type:
     """The machine as a standalone test class (pytest, HypoFuzz): every invariant, the real copies.
 
     A violation fails the example with an ``AssertionError`` whose lines read ``VIOLATED <id> ...``.

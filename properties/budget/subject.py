@@ -8,45 +8,22 @@ mutations in ``mutations/catalogue.py`` (level ``budget``).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import argparse
+from pathlib import Path
+from typing import Callable
 
 import attrs
 
 from guard.limits import Limits
-from properties.budget import drivers
-from properties.budget.copies import SPEC_LIMITS, new_copies
+from properties.budget.copies import SPEC_LIMITS
+from properties.budget.counterexample import counterexample
 from properties.budget.events import EVENT_NAMES
-from properties.budget.invariants import CATALOGUE, COVERAGE_MINIMUMS, new_monitor
-from properties.catalogue import Invariant, Tally, Violation
-from properties.subject import Driver, Subject
-
-#: A counterexample longer than this is saved as it is: shrinking it would cost more than the run.
-SHRINK_AT_MOST = 200
-
-
-def monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> Any:
-    """A budget monitor over fresh copies with the spec's limits (one trace counted in ``tally``)."""
-    options: dict[str, Any] = {}
-    if only is not None:
-        options["invariants"] = tuple(only)
-    return new_monitor(SPEC_LIMITS, tally, new_copies(SPEC_LIMITS), **options)
-
-
-def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:
-    """Shrink, save (``counterexamples/``) and print a failing budget trace; a long one is saved unshrunk.
-
-    ``driver`` may carry the worker's letter ("bulk A"): it goes into the file name
-    (``properties.counterexample``), so that two workers never write the same file.
-    """
-    from properties.counterexample import record, save_counterexample
-
-    driver, _, worker = driver.partition(" ")
-    events = list(events[: violation.step + 1]) if violation.step < len(events) else list(events)
-    if len(events) > SHRINK_AT_MOST:
-        path = save_counterexample(driver, events, SPEC_LIMITS, violation, worker=worker, note="not shrunk")
-        return f"COUNTEREXAMPLE from {driver}: {violation}\n  {len(events)} events, not shrunk; saved: {path}", str(path)
-    found = record(driver, events, SPEC_LIMITS, violation, worker=worker)
-    return found.render(), str(found.path)
+from properties.budget.invariants import CATALOGUE, COVERAGE_MINIMUMS
+from properties.budget.monitor import new_monitor
+from properties.budget.trace_file import SCHEMA
+from properties.cli import positive_seconds
+from properties.safe_json import carries_schema
+from properties.subject import Lazy, Bench, Driver, Option, Pin, Replay, Subject
 
 
 def limits_note() -> str:
@@ -63,9 +40,45 @@ def limits_note() -> str:
 
 
 def state_machine() -> type:
-    from properties.budget.stateful import standalone_machine
+    from properties.budget.stateful import standalone
 
-    return standalone_machine()
+    return standalone()
+
+
+def replay(argv: list[str]) -> int:
+    from properties.budget.replay import replay_main
+
+    return replay_main(argv)
+
+
+def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
+    from properties.budget.replay import pin_trace
+
+    return pin_trace(source, folder, invariant)
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    from properties.budget.replay import check_pinned as check
+
+    return check(path)
+
+
+def bench(args: argparse.Namespace, add: Callable[[str, str, str], None]) -> tuple[list[tuple[str, str]], bool]:
+    from properties.budget.bench import run
+
+    return run(args, add)
+
+
+def bench_options(parser: argparse.ArgumentParser) -> None:
+    from properties.budget.bench import add_options
+
+    add_options(parser)
+
+
+def check_bench_options(args: argparse.Namespace) -> str:
+    from properties.budget.bench import check_options
+
+    return check_options(args)
 
 
 SUBJECT = Subject(
@@ -75,14 +88,20 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", drivers.run_bulk_driver, cost=1, parts=2),
-        Driver("stateful", drivers.run_stateful_driver, cost=2),
-        Driver("explorer", drivers.run_explorer_driver, cost=3, main_process=True),
+        Driver("bulk", Lazy("properties.budget.drivers", "run_bulk_driver"), cost=1, parts=2, sized=True),
+        Driver("stateful", Lazy("properties.budget.drivers", "run_stateful_driver"), cost=2),
+        Driver("explorer", Lazy("properties.budget.drivers", "run_explorer_driver"), cost=3, main_process=True),
     ),
     events={name: kind for kind, name in EVENT_NAMES.items()},
-    monitor=monitor,
+    monitor=new_monitor,
     state_machine=state_machine,
     counterexample=counterexample,
     preamble=limits_note,
+    order=10,
+    replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
+    pin=Pin(pin, check_pinned),
+    bench=Bench(bench, bench_options, check_bench_options),
+    options=(Option("--explorer-seconds", "explorer_seconds", "time budget of the budget's explorer "
+                    "(default 240 s; --quick 60; --mutants 30)", positive_seconds),),
 )
 

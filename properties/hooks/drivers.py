@@ -21,7 +21,8 @@ import attrs
 from properties import progress
 from properties.catalogue import Tally
 from properties.hooks.generate import sequences
-from properties.hooks.invariants import BY_ID, HookMonitor, CATALOGUE
+from properties.hooks.invariants import BY_ID, CATALOGUE
+from properties.hooks.monitor import HookMonitor
 from properties.subject import DriverRequest, DriverResult
 
 #: Sequences per mode. The default run checks at least 10,000 (issue 9), in about 9 CPU-seconds.

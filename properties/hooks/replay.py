@@ -27,7 +27,7 @@ says where each stopped and whether both orders left production in the same
 state after every call.
 
 With FILE arguments it reads ``guard-hook-sequence/1`` files (saved hook
-counterexamples, ``properties.hooks.sequence_file``), replays each through
+counterexamples, ``properties.hooks.trace_file``), replays each through
 the hook monitor (both orders and H3's oracle) and prints its step
 table and verdict; the exit status is 1 when one of them violates an
 invariant. A bad or missing file prints one line naming the file and the
@@ -37,116 +37,21 @@ field, exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import attrs
 
 from guard.hooks import ToolLoopGuard
-from guard.inspection import INSPECTION_TOOL
 from guard.playground import RoutingState
 from properties.budget.state import Snap
 from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state
 from properties.hooks.events import AFTER, ORDERS, PERSIST
+from properties.hooks.fixtures import Session, recorded_sessions
 from properties.hooks.shapes import STOP_HEAD, blocked
-from properties.paths import fixtures_dir
-from properties.trace import TraceError
-
-WEBSITE_FILE = "inspection-budget-replay-round106-107.json"
-PHOTO_FILE = "photo-renamer-bfb62a2b.json"
-#: The photo-renamer recording has no run id; any fixed one binds (hooks.md: run, transport, session).
-PHOTO_RUN = "photo-run"
-
-
-@attrs.frozen
-class RecordedCall:
-    """One recorded call as the host delivers it: its params, receipt, and the inspection tool's own record."""
-
-    n: int
-    call_id: str
-    tool: str
-    params: Any
-    receipt: Any
-    #: A new model call starts before this call.
-    new_round: bool = True
-    #: (args, result) the inspection tool records for itself, or None.
-    record: Any = None
-
-
-@attrs.frozen
-class Session:
-    name: str
-    run: str
-    session: str
-    playground: bool
-    calls: tuple[RecordedCall, ...]
-
-
-# -- the fixtures, as the README says to drive them ------------------------------------------------
-
-
-def params_of(call: dict) -> Any:
-    args = call["args"] if "args" in call else {"argsSha256": call["argsSha256"]}
-    return {"id": call["selected"], "args": args} if call["tool"] == "tool_call" else args
-
-
-def persisted_copy(call: dict) -> dict:
-    """The README's persisted copy: an envelope for a Tool Search call, else the result's details."""
-    if call["tool"] == "tool_call" and call.get("envelope", True):
-        return {"isError": call["persistedIsError"], "details": {"result": call["result"]}}
-    return {"isError": call["persistedIsError"], "details": (call["result"] or {}).get("details")}
-
-
-def photo_params(call: dict) -> dict:
-    args = dict(call["args"])
-    if "contentChars" in args:
-        # The recording keeps only the length; synthesize content of that length (README).
-        args["content"] = "x" * args.pop("contentChars")
-    return args
-
-
-def photo_receipt(call: dict) -> dict:
-    """What a call the guard let through returned (the recorded run shows call 2; writes succeed on production)."""
-    if call["tool"] == "exec":
-        return {"isError": False, "content": [{"type": "text", "text": call["recorded"]["resultHead"]}],
-                "details": {"status": "completed", "exitCode": 0}}
-    return {"content": [{"type": "text", "text": "Successfully wrote the file."}]}
-
-
-def _load(name: str) -> Any:
-    path = fixtures_dir() / name
-    if not path.is_file():
-        raise TraceError(f"{path}: missing fixture (the recorded sessions live in ../shared/fixtures/pixel)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise TraceError(f"{path}: not JSON (line {error.lineno})") from None
-
-
-def recorded_sessions() -> list[Session]:
-    """Every recorded session: website calls up to the first ``stopped`` one, and the photo-renamer's eight."""
-    out = []
-    for raw in _load(WEBSITE_FILE)["sessions"]:
-        calls = []
-        previous = None
-        for call in raw["calls"]:
-            if call.get("stopped"):
-                break
-            real = call.get("selected") or call["tool"]
-            record = (call["args"], call["result"]) if real == INSPECTION_TOOL else None
-            calls.append(RecordedCall(call["n"], call["id"], call["tool"], params_of(call), persisted_copy(call),
-                                      new_round=call["round"] != previous, record=record))
-            previous = call["round"]
-        out.append(Session(raw["label"], raw["runId"], raw["sessionId"], False, tuple(calls)))
-    photo = _load(PHOTO_FILE)
-    calls = [RecordedCall(n, call["id"], call["tool"], photo_params(call), photo_receipt(call))
-             for n, call in enumerate(photo["calls"], 1)]
-    out.append(Session("photo-renamer-bfb62a2b", PHOTO_RUN, photo["sessionId"], True, tuple(calls)))
-    return out
-
+from properties.safe_json import JsonFileError as TraceError
 
 # -- replaying one session ---------------------------------------------------------------------------
 
@@ -258,9 +163,9 @@ def render_session(session: Session, order: str) -> str:
 
 def replay_files(paths: Sequence[str]) -> tuple[str, int]:
     """Each hook sequence file through the monitor: its step table and verdict; exit 1 on a violation."""
-    from properties.hooks.invariants import HookMonitor
-    from properties.hooks.sequence_file import load
-    from properties.hooks.subject import step_table
+    from properties.hooks.monitor import HookMonitor
+    from properties.hooks.trace_file import load
+    from properties.hooks.counterexample import step_table
 
     out, status = [], 0
     loaded = [(path, *load(Path(path))) for path in paths]

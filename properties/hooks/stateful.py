@@ -25,7 +25,8 @@ from properties import profiles  # noqa: F401  (registers the profiles run_state
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.events import HookEvent, HookSequence
 from properties.hooks.generate import AFTER_TRIP, PLAYGROUND_WEIGHTED, POLICIES, WEBSITE_WEIGHTED, Builder
-from properties.hooks.invariants import CATALOGUE, HookMonitor
+from properties.hooks.invariants import CATALOGUE
+from properties.hooks.monitor import HookMonitor
 from properties.hooks.shapes import BINDINGS, call_shape
 
 
@@ -128,7 +129,7 @@ def machine_for(run: MachineRun) -> type:
     return type("HookMachine", (HookMachine,), {"run": run})
 
 
-def standalone_machine() -> type:
+def standalone() -> type:
     """The machine as a standalone test class (pytest, HypoFuzz): every hook invariant."""
     return machine_for(MachineRun())
 

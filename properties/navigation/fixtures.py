@@ -41,7 +41,8 @@ import sys
 from pathlib import Path
 
 from guard.navigation_ports import Message
-from properties.navigation.scenario import Scenario, ScenarioError, Timed, load, save
+from properties.navigation.events import Scenario, Timed
+from properties.navigation.trace_file import ScenarioError, load, save
 
 FOLDER = Path(__file__).parent / "fixtures"
 NAMES = ("seed003-trace-71", "seed003-trace-87", "seed003-production-archive")

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from guard.navigation_ports import Message
-from properties.navigation.scenario import Scenario, Timed
+from properties.navigation.events import Scenario, Timed
 
 RESULT_KINDS = ("progress", "empty", "counter", "manifest", "error", "repeated")
 BUCKET = ("s1", "s2", "s3", "s4", "s5")

@@ -15,9 +15,9 @@ from typing import Any, Sequence
 
 import attrs
 
-from properties import work_bound
-from properties.catalogue import Invariant, Outcome, Tally, Violation
-from properties.navigation.scenario import Run, Scenario, run
+from properties.catalogue import Invariant, Outcome, unique_ids
+from properties.navigation.scenario import Run, run
+from properties.navigation.events import Scenario
 
 SUBJECT = "navigation"
 
@@ -359,7 +359,7 @@ def n10_citations(step: Step) -> Outcome:
     return True, None
 
 
-CATALOGUE = (
+CATALOGUE = unique_ids((
     Invariant("N1", "003", "bounded", n1_bounded, SUBJECT),
     Invariant("N2", "003", "evidence cap", n2_evidence_cap, SUBJECT),
     Invariant("N3", "003", "reserve", n3_reserve, SUBJECT),
@@ -370,7 +370,7 @@ CATALOGUE = (
     Invariant("N8", "003", "never later", n8_never_later, SUBJECT),
     Invariant("N9", "003", "grants and budgets untouched", n9_untouched, SUBJECT),
     Invariant("N10", "003", "citations in the bucket", n10_citations, SUBJECT),
-)
+))
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
 #: Coverage counts a default run must reach (each at least 20).
@@ -410,58 +410,3 @@ def coverage(step: Step) -> list[str]:
     if step.expected == "reply":
         names.append("child reply before any bound")
     return names
-
-
-@attrs.define
-class Monitor:
-    """Checks each scenario against the selected invariants and fills a tally."""
-
-    tally: Tally
-    invariants: tuple = CATALOGUE
-    steps: int = 0
-    last: "Step | None" = None
-
-    def step(self, scenario: Scenario) -> list[Violation]:
-        work_bound.note_running(f"navigation scenario {scenario.name}")
-        judged = judge(self.steps, scenario)
-        self.last = judged
-        self.steps += 1
-        self.tally.steps += 1
-        self.tally.traces += 1
-        if judged.production.ran_away or judged.reference.ran_away:
-            return self.runaway(judged)
-        self.tally.checked_steps[tuple(invariant.id for invariant in self.invariants)] += 1
-        found = []
-        for invariant in self.invariants:
-            exercised, message = invariant.check(judged)
-            if exercised:
-                self.tally.exercised[invariant.id] += 1
-            if message is not None:
-                found.append(Violation(invariant.id, judged.index, message, invariant.title))
-        self.tally.coverage.update(coverage(judged))
-        self.tally.violations.extend(found)
-        return found
-
-
-    def runaway(self, judged: Step) -> list[Violation]:
-        """A version that did not end within its allowance: N1 ("bounded") violated, whatever else is selected.
-
-        None of the other checks can judge a request that never ended, so the
-        step counts as checked for none of them. The reference is the frozen
-        oracle: if it runs away the harness itself is broken, and that is a
-        crash of the driver, not a verdict on production."""
-        if judged.reference.ran_away:
-            raise RuntimeError(f"the reference ran away on scenario {judged.scenario.name}: {judged.reference.outcome.detail}")
-        outcome = judged.production.outcome
-        found = [Violation("N1", judged.index, f"{outcome.detail} (stopped at {outcome.finished_at:,} ms of the fake "
-                                               f"clock, after {outcome.polls:,} polls)", BY_ID["N1"].title)]
-        self.tally.violations.extend(found)
-        return found
-
-
-def new_monitor(tally: Tally, only: "Sequence[Any] | None" = None) -> Monitor:
-    """A monitor over the catalogue, or the invariants (or ids) of ``only``."""
-    if only is None:
-        return Monitor(tally)
-    ids = {item if isinstance(item, str) else item.id for item in only}
-    return Monitor(tally, tuple(invariant for invariant in CATALOGUE if invariant.id in ids))

@@ -11,16 +11,16 @@ stop reason and outcome beside them. Production polls with its default
 
 from __future__ import annotations
 
-import json
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from properties.catalogue import Tally, Violation
-from properties.navigation.invariants import Step, new_monitor
-from properties.navigation.scenario import Scenario, ScenarioError, load
+from properties.navigation.invariants import Step
+from properties.navigation.monitor import new_monitor
+from properties.navigation.events import Scenario
+from properties.navigation.trace_file import SCHEMA, ScenarioError, load
+from properties.safe_json import carries_schema
 
 WIDTH = 52
 
@@ -98,15 +98,7 @@ def judged_text(scenario: Scenario) -> tuple[str, list[Violation]]:
 
 def is_scenario_file(path: "str | Path") -> bool:
     """Whether ``path`` holds a navigation scenario (so the replay CLI can hand it here)."""
-    try:
-        # Only a regular file is opened: a FIFO or a device named on the command line must not block the sniff.
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(200)
-    except OSError:
-        return False
-    return '"navigation-scenario/1"' in head
+    return carries_schema(path, SCHEMA)
 
 
 def main(files: Sequence[str] = ()) -> int:

@@ -1,4 +1,4 @@
-"""A navigation scenario (one delegated request) as data, the fakes that play it, and one run of either version.
+"""The fakes that play a navigation scenario (``properties.navigation.events``), and one run of either version.
 
 A scenario is plain JSON-able data: the request, the child's messages with
 the time each becomes visible (the same id may be listed twice: a duplicated
@@ -9,71 +9,17 @@ the monitor judges what each version *did*, not what it says it did.
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Any
 
 import attrs
 
 from guard import navigation as production
 from guard.navigation_limits import NavigationLimits
-from guard.navigation_ports import Grant, Message, Request, SynthesisCall
+from guard.navigation_ports import Grant, Message, SynthesisCall
 from properties import work_bound
-from properties.safe_json import (
-    BOOLEAN, COUNT, COUNT_OR_NULL, LIST, REQUIRED, STRING, STRING_LIST, TOP, FieldType, JsonFileError, check_object,
-    fail, one_of, read_json, show,
-)
+from properties.navigation.events import Scenario
 from reference import navigation as reference
-
-FORMAT = "navigation-scenario/1"
-MESSAGE_FIELDS = ("id", "role", "text", "tool_calls", "is_error", "source_tokens", "manifest", "source", "tool")
-
-
-class ScenarioError(JsonFileError):
-    """A scenario file or record that cannot be read; the one-line message names the file and field."""
-
-
-@attrs.frozen
-class Timed:
-    at: int
-    message: Message
-
-
-@attrs.frozen
-class Scenario:
-    name: str
-    timeout_ms: int
-    delegation_timeout_ms: int
-    messages: tuple[Timed, ...]
-    bucket: tuple[str, ...] = ()
-    grant_tokens: int = 4_000
-    model: str = "expansion-model"
-    summary_thinking: bool = False
-    output_tokens: int = 1_500
-    delete_fails: bool = False
-    revoke_fails: bool = False
-    teardown_ms: int = 200
-    policy_rejects: bool = False
-    completion_ms: int = 2_000
-    #: The synthesis model's reply text (JSON with ``answer`` and ``citations``).
-    completion_reply: str = '{"answer": "partial answer", "citations": []}'
-    cancel_at: "int | None" = None
-    note: str = ""
-
-    def request(self) -> Request:
-        grant = Grant(id=f"grant-{self.name}", source_tokens=self.grant_tokens, model=self.model)
-        return Request(question=f"question of {self.name}", timeout_ms=self.timeout_ms,
-                       delegation_timeout_ms=self.delegation_timeout_ms, grant=grant, bucket=frozenset(self.bucket),
-                       output_tokens=self.output_tokens, summary_thinking=self.summary_thinking)
-
-    def final_at(self) -> "int | None":
-        """When the child gives its final reply (an assistant message without tool calls), or None."""
-        for timed in self.messages:
-            if timed.message.role == "assistant" and timed.message.tool_calls == 0:
-                return timed.at
-        return None
-
 
 # -- fakes -----------------------------------------------------------------
 
@@ -321,81 +267,3 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
     except work_bound.WorkBoundExceeded as error:
         outcome = Runaway(error.describe(), clock.meter.polls, clock.time)
     return Run(version, outcome, record)
-
-
-# -- files -----------------------------------------------------------------
-
-
-def to_json(scenario: Scenario) -> dict[str, Any]:
-    data = attrs.asdict(scenario, recurse=False)
-    data["bucket"] = list(scenario.bucket)
-    data["messages"] = [{"at": timed.at, **attrs.asdict(timed.message)} for timed in scenario.messages]
-    return {"format": FORMAT, **data}
-
-
-#: Each top-level field of a scenario file, typed, with its default (``REQUIRED``: none). The defaults are
-#: ``Scenario``'s own, so a file that leaves one out means what the class means.
-_DEFAULTS = {field.name: field.default for field in attrs.fields(Scenario)}
-_TOP_FIELDS: dict[str, tuple[FieldType, Any]] = {
-    "format": (one_of(FORMAT), REQUIRED),
-    "name": (STRING, REQUIRED),
-    "timeout_ms": (COUNT, REQUIRED),
-    "delegation_timeout_ms": (COUNT, REQUIRED),
-    "messages": (LIST, REQUIRED),
-    "bucket": (STRING_LIST, ()),
-    "grant_tokens": (COUNT, _DEFAULTS["grant_tokens"]),
-    "model": (STRING, _DEFAULTS["model"]),
-    "summary_thinking": (BOOLEAN, _DEFAULTS["summary_thinking"]),
-    "output_tokens": (COUNT, _DEFAULTS["output_tokens"]),
-    "delete_fails": (BOOLEAN, _DEFAULTS["delete_fails"]),
-    "revoke_fails": (BOOLEAN, _DEFAULTS["revoke_fails"]),
-    "teardown_ms": (COUNT, _DEFAULTS["teardown_ms"]),
-    "policy_rejects": (BOOLEAN, _DEFAULTS["policy_rejects"]),
-    "completion_ms": (COUNT, _DEFAULTS["completion_ms"]),
-    "completion_reply": (STRING, _DEFAULTS["completion_reply"]),
-    "cancel_at": (COUNT_OR_NULL, None),
-    "note": (STRING, _DEFAULTS["note"]),
-}
-#: Each message's fields: when it becomes visible, then ``Message``'s own (defaults as there).
-_MESSAGE_FIELDS: dict[str, tuple[FieldType, Any]] = {
-    "at": (COUNT, REQUIRED),
-    "id": (STRING, REQUIRED),
-    "role": (one_of("assistant", "tool"), REQUIRED),
-    "text": (STRING, ""),
-    "tool_calls": (COUNT, 0),
-    "is_error": (BOOLEAN, False),
-    "source_tokens": (COUNT_OR_NULL, None),
-    "manifest": (BOOLEAN, False),
-    "source": (STRING, ""),
-    "tool": (STRING, ""),
-}
-
-
-def from_json(data: Any, where: str = "scenario") -> Scenario:
-    """The scenario of ``data``; a ``ScenarioError`` naming ``where`` (the file) and the field path when malformed.
-
-    Every field is typed and an unknown one refused, at the top level and in each message: a misspelt
-    ``cancel_at`` silently taking its default would judge a run nobody meant. Times, token counts and
-    tool-call counts are non-negative integers (``true`` is not a number here); ``cancel_at`` and a
-    message's ``source_tokens`` may be null (never cancelled; the tool reports no counter).
-    """
-    if isinstance(data, dict) and "format" in data and data["format"] != FORMAT:
-        raise fail(where, "format", f"expected {FORMAT!r}, got {show(data['format'])}", ScenarioError)
-    values = check_object(data, _TOP_FIELDS, TOP, where, "a navigation scenario", ScenarioError)
-    values.pop("format")
-    timed = []
-    for index, item in enumerate(values.pop("messages")):
-        fields = check_object(item, _MESSAGE_FIELDS, f"messages[{index}]", where, "a message", ScenarioError)
-        at = fields.pop("at")
-        timed.append(Timed(at, Message(**fields)))
-    values["bucket"] = tuple(values.get("bucket", ()))
-    return Scenario(messages=tuple(timed), **values)
-
-
-def save(scenario: Scenario, path: Path) -> None:
-    path.write_text(json.dumps(to_json(scenario), indent=1) + "\n", encoding="utf-8")
-
-
-def load(path: Path) -> Scenario:
-    """Read a scenario file by ``properties.safe_json``'s rules (regular file, depth and size, strict numbers)."""
-    return from_json(read_json(path, ScenarioError), str(path))

@@ -24,7 +24,7 @@ from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles)
 from properties.catalogue import Tally
 from properties.navigation.generate import BUCKET, DELEGATIONS, RESULT_KINDS, SOURCES, TIMEOUTS, Builder
-from properties.navigation.invariants import Monitor, new_monitor
+from properties.navigation.monitor import Monitor, new_monitor
 
 GAPS = (100, 400, 1_000, 2_500, 6_000, 12_000)
 SIZES = (40, 400, 3_000, 9_000)

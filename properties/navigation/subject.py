@@ -2,8 +2,8 @@
 
 Rules: ``guard/navigation.py`` (with ``navigation_evidence``, ``navigation_limits``,
 ``navigation_ports``); oracle: ``reference/navigation.py``; invariants and
-monitor: ``properties/navigation/invariants.py``; drivers: seeded bulk
-scenarios and the Hypothesis state machine (``properties/navigation/bulk.py``,
+monitor: ``properties/navigation/invariants.py``, ``monitor.py``; drivers: seeded bulk
+scenarios and the Hypothesis state machine (``properties/navigation/drivers.py``,
 ``stateful.py``); fixtures: ``properties/navigation/fixtures/``; mutations:
 ``mutations/navigation_entries.py`` (level ``navigation``).
 
@@ -13,20 +13,16 @@ one event kind is ``scenario``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 import attrs
 
 from guard.navigation_limits import NavigationLimits
-from properties.catalogue import Invariant, Tally, Violation
-from properties.navigation import bulk
-from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC, new_monitor
-from properties.navigation.scenario import Scenario, save
-from properties.subject import Driver, DriverRequest, DriverResult, Subject
-
-
-def monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> Any:
-    return new_monitor(tally, only)
+from properties.navigation.counterexample import counterexample
+from properties.navigation.events import Scenario
+from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
+from properties.navigation.monitor import new_monitor
+from properties.navigation.trace_file import SCHEMA
+from properties.safe_json import carries_schema
+from properties.subject import Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
 
 
 def state_machine() -> type:
@@ -35,17 +31,11 @@ def state_machine() -> type:
     return standalone()
 
 
-def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:
-    """Save the failing scenario as a ``navigation-scenario/1`` file (``counterexamples/``) and say how to replay it."""
-    from properties.counterexample import DEFAULT_DIR
+def replay(argv: list[str]) -> int:
+    """The scenarios named in ``argv`` (its files; a scenario replay takes no option), or the stored fixtures."""
+    from properties.navigation.replay import main
 
-    scenario = events[-1]
-    DEFAULT_DIR.mkdir(parents=True, exist_ok=True)
-    path = DEFAULT_DIR / f"navigation-{driver}-{violation.invariant}-{scenario.name}.json"
-    save(scenario, path)
-    text = (f"COUNTEREXAMPLE from navigation {driver}: {violation}\n  scenario {scenario.name}: "
-            f"{len(scenario.messages)} messages; saved: {path}\n  replay: python -m properties.replay {path}")
-    return text, str(path)
+    return main([arg for arg in argv if not arg.startswith("-")])
 
 
 def limits_note() -> str:
@@ -75,13 +65,15 @@ SUBJECT = Subject(
     catalogue=CATALOGUE,
     coverage_minimums=COVERAGE_MINIMUMS,
     drivers=(
-        Driver("bulk", bulk.run_bulk_driver, cost=1),
-        Driver("stateful", bulk.run_stateful_driver, cost=2),
+        Driver("bulk", Lazy("properties.navigation.drivers", "run_bulk_driver"), cost=1, sized=True),
+        Driver("stateful", Lazy("properties.navigation.drivers", "run_stateful_driver"), cost=2),
     ),
     events={"scenario": Scenario},
-    monitor=monitor,
+    monitor=new_monitor,
     state_machine=state_machine,
     counterexample=counterexample,
     preamble=limits_note,
     unit="scenarios",
+    order=30,
+    replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
 )

@@ -2,7 +2,7 @@
 
 A side steps one production budget (``RunProgressBudget(Limits())``, every
 flag passed on, as the bulk driver's copy ``P``) through each seeded bulk
-trace (``properties.budget.bulk.traces_for``: the very traces ``python -m
+trace (``properties.budget.generate.traces_for``: the very traces ``python -m
 properties --seed S`` checks), with its side's own default limits, because a
 change to a default is a change of behaviour. Per step:
 
@@ -70,7 +70,7 @@ def observe(budget: Any, following: Any) -> dict[str, Any]:
 
 
 def bulk(seed: int, count: int) -> Iterator[list[Any]]:
-    from properties.budget.bulk import traces_for
+    from properties.budget.generate import traces_for
 
     return (events for _family, events in traces_for(seed, count))
 
@@ -117,7 +117,7 @@ def rows_of(events: list[Any]) -> list[dict[str, Any]]:
 def save(events: list[Any], path: Path, origin: str, limits: "dict[str, Any] | None" = None) -> Path:
     """A ``guard-trace/1`` file whose ``origin`` is the review's (``review base=... head=... seed=... trace=...``)."""
     from guard.limits import Limits
-    from properties.trace import Trace, save_trace
+    from properties.budget.trace_file import Trace, save_trace
 
     name = "review-" + "-".join(part.split("=", 1)[1][:8] for part in origin.split()[1:] if "=" in part)
     trace = Trace(name=name, events=tuple(events), limits=Limits(**(limits or {})), origin=origin)
@@ -125,14 +125,14 @@ def save(events: list[Any], path: Path, origin: str, limits: "dict[str, Any] | N
 
 
 def load(path: Path) -> tuple[list[Any], str]:
-    from properties.trace import load_trace
+    from properties.budget.trace_file import load_trace
 
     trace = load_trace(path)
     return list(trace.events), trace.origin
 
 
 def describe(event: Any) -> str:
-    from properties.replay import event_summary
+    from properties.budget.replay import event_summary
 
     return event_summary(event)
 

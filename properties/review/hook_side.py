@@ -99,20 +99,20 @@ def rows_of(sequence: Any) -> list[dict[str, Any]]:
 
 def save(sequence: Any, path: Path, origin: str) -> Path:
     """A hook sequence file whose name is the review's origin line (``review base=... head=... seed=...``)."""
-    from properties.hooks.sequence_file import save as save_sequence
+    from properties.hooks.trace_file import save as save_sequence
 
     return save_sequence(sequence, path, name=origin)
 
 
 def load(path: Path) -> tuple[Any, str]:
-    from properties.hooks.sequence_file import load as load_sequence
+    from properties.hooks.trace_file import load as load_sequence
 
     sequence, name, _invariant = load_sequence(path)
     return sequence, name
 
 
 def describe(event: Any) -> str:
-    from properties.hooks.subject import describe as describe_event
+    from properties.hooks.counterexample import describe as describe_event
 
     return describe_event(event)
 

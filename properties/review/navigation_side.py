@@ -82,7 +82,7 @@ def rows_of(scenario: Any) -> list[dict[str, Any]]:
 
 def save(scenario: Any, path: Path, origin: str) -> Path:
     """A scenario file whose ``note`` is the review's origin line; its name stays the bulk scenario's."""
-    from properties.navigation.scenario import save as save_scenario
+    from properties.navigation.trace_file import save as save_scenario
 
     path.parent.mkdir(parents=True, exist_ok=True)
     save_scenario(attrs.evolve(scenario, note=origin), path)
@@ -90,7 +90,7 @@ def save(scenario: Any, path: Path, origin: str) -> Path:
 
 
 def load(path: Path) -> tuple[Any, str]:
-    from properties.navigation.scenario import load as load_scenario
+    from properties.navigation.trace_file import load as load_scenario
 
     scenario = load_scenario(path)
     return scenario, scenario.note

@@ -7,7 +7,7 @@ from guard.budget import GLOBAL
 from guard.limits import Limits
 from properties.budget.copies import new_copies
 from properties.budget.events import FirstCall, Result
-from properties.budget.invariants import Monitor
+from properties.budget.monitor import Monitor
 from properties.catalogue import Tally
 
 FIRST, SECOND = "playground-first-write", "playground-project-path"

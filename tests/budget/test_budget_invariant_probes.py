@@ -18,7 +18,8 @@ from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties.budget.copies import PRODUCTION_COPIES, SPEC_LIMITS
 from properties.budget.events import Event, FirstCall, Result, Round
-from properties.budget.invariants import BY_ID, Monitor
+from properties.budget.invariants import BY_ID
+from properties.budget.monitor import Monitor
 from properties.catalogue import Tally, Violation
 from properties.probes import Probes
 from reference.budget import ReferenceBudget, ReferenceLimits

@@ -22,10 +22,12 @@ from properties.budget import explorer
 from properties.budget.copies import new_copies
 from properties.budget.events import FirstCall, Result, Round, Stop
 from properties.budget.explorer import Canon, Config, configurations, decode, encode, explore, run_explorer
-from properties.budget.invariants import CATALOGUE, Monitor, Tally
-from properties.counterexample import first_violation
+from properties.budget.invariants import CATALOGUE
+from properties.budget.monitor import Monitor
+from properties.catalogue import Tally
+from properties.budget.counterexample import first_violation
+from properties.budget.trace_file import load_trace
 from properties.engine.collector import SEARCH_GC_THRESHOLD
-from properties.trace import load_trace
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
 SPEC_NUMBERS = {
@@ -526,7 +528,7 @@ def test_side_by_side_keeps_only_the_counterexample_it_reports(monkeypatch, tmp_
         real_rmtree(path, ignore_errors=ignore_errors)
 
     monkeypatch.setattr(drivers.shutil, "rmtree", counting_rmtree)
-    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", options={"explorer_seconds": 300.0}))
     assert len(staged) >= 1, "the other configurations broke too and saved files of their own"
     saved = sorted((tmp_path / "counterexamples").iterdir())
     assert result.counterexample_path is not None

@@ -22,9 +22,9 @@ from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties.budget import explorer
 from properties.budget.explorer import Config, explore, run_explorer
-from properties.budget.invariants import Tally
-from properties.counterexample import first_violation
-from properties.trace import load_trace
+from properties.catalogue import Tally
+from properties.budget.counterexample import first_violation
+from properties.budget.trace_file import load_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_WRITE, PROJECT_PATH = "playground-first-write", "playground-project-path"
@@ -172,7 +172,7 @@ def test_the_verdict_keeps_each_break_and_its_traces_when_configurations_run_sid
     monkeypatch.chdir(tmp_path)
     # The children fork from here, so they see the planted rule.
     monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", _one_lane_forgets("workspace"))
-    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", seconds=300.0))
+    result = drivers.run_explorer_driver(DriverRequest(seed=1, mode="default", profile="dev", options={"explorer_seconds": 300.0}))
     assert result.configurations, result.status
     for config in result.configurations:
         assert len(config["symmetry_broken"]) == 1 and "symmetry broken: lanes" in config["symmetry_broken"][0], config

@@ -18,18 +18,9 @@ from guard.limits import Limits
 from properties.budget import bulk
 from properties.budget.copies import ALL_COPIES, new_copies
 from properties.budget.events import Result, Round
-from properties.budget.invariants import (
-    BY_ID,
-    CATALOGUE,
-    PROBE_COPIED,
-    PROBE_EMPTIED,
-    PROBES,
-    Monitor,
-    Tally,
-    failure_outcome,
-    load_probe,
-    new_monitor,
-)
+from properties.budget.invariants import BY_ID, CATALOGUE, PROBE_COPIED, PROBE_EMPTIED, PROBES, failure_outcome, load_probe
+from properties.budget.monitor import Monitor, new_monitor
+from properties.catalogue import Tally
 from properties.probes import Probes
 
 HONEST_COPIES = bulk.default_copies
@@ -94,7 +85,7 @@ def test_b13_catches_a_failure_ends_one_late_in_every_mode(mode: str) -> None:
 
 def test_observed_mode_checks_only_failures_new_to_an_open_p() -> None:
     tally = Tally()
-    monitor = new_monitor(Limits(), tally, new_copies(), failure_ends_probes="observed")
+    monitor = new_monitor(tally, limits=Limits(), budgets=new_copies(), failure_ends_probes="observed")
     monitor.step(Round())
     monitor.step(Result("a", failed=False))
     assert tally.exercised["B13"] == 0
@@ -134,7 +125,7 @@ def test_a_monitor_missing_a_copy_is_refused_at_its_first_step() -> None:
 
 def test_checked_counts_every_invariant_of_the_monitor_at_every_step() -> None:
     tally = Tally()
-    full = new_monitor(Limits(), tally, new_copies())
+    full = new_monitor(tally, limits=Limits(), budgets=new_copies())
     for number in range(5):
         full.step(Result(f"c{number}", failed=number % 2 == 0))
     only = Monitor(limits=Limits(), tally=tally, budgets=new_copies(), invariants=(BY_ID["B2"], BY_ID["B10"]))

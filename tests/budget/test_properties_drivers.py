@@ -17,9 +17,11 @@ import pytest
 
 from guard.budget import RunProgressBudget
 from properties.budget import bulk, stateful
+from properties.budget import generate
 from properties.__main__ import main
 from properties.budget.events import Result, Round
-from properties.budget.invariants import CATALOGUE, Tally
+from properties.budget.invariants import CATALOGUE
+from properties.catalogue import Tally
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The unplanted copies, kept before any test replaces ``bulk.default_copies``.
@@ -101,7 +103,7 @@ def test_bulk_is_deterministic_for_a_seed() -> None:
 
 def test_bulk_flags_are_python_booleans() -> None:
     # The budget reads the seeds' flags with ``is True``: a numpy bool would silently switch a feature off.
-    for _family, events in bulk.traces_for(3, 300):
+    for _family, events in generate.traces_for(3, 300):
         for event in events:
             if isinstance(event, Result):
                 for name in ("failed", "correctable", "corrected", "empty_lookup", "pending", "discovery"):
@@ -110,7 +112,7 @@ def test_bulk_flags_are_python_booleans() -> None:
 
 def test_memory_family_brings_back_evicted_ids_and_fingerprints() -> None:
     """budget.md: seen ids are remembered 256 deep, success fingerprints 128 deep; the family straddles both edges."""
-    traces = [events for family, events in bulk.traces_for(2, 12, ["memory"])]
+    traces = [events for family, events in generate.traces_for(2, 12, ["memory"])]
     assert traces and all(len(events) >= 300 for events in traces)
     id_gaps, print_gaps = set(), set()
     for events in traces:
@@ -237,7 +239,7 @@ def test_cli_names_the_violated_invariant_and_exits_1(monkeypatch: pytest.Monkey
 
 def test_lookup_only_traces_stop_on_the_ninth_round() -> None:
     """B11's last clause needs traces of only empty lookups and rounds; the family must produce them."""
-    for _family, events in bulk.traces_for(8, 300, ["lookup-only"]):
+    for _family, events in generate.traces_for(8, 300, ["lookup-only"]):
         assert all(isinstance(e, Round) or (isinstance(e, Result) and e.failed and e.empty_lookup) for e in events)
 
 

@@ -18,7 +18,7 @@ from guard.playground import RoutingState, binds_new_project
 from properties.budget import fixtures
 from properties.budget.copies import applier, new_copies, shared_view
 from properties.budget.events import Event, FirstCall, Result, Round
-from properties.trace import Trace
+from properties.budget.trace_file import Trace
 
 KIND = "ods-pixel-preview-inspection"
 FIRST_WRITE = "playground-first-write"
@@ -358,7 +358,7 @@ def test_photo_renamer_first_call_forms(traces, tool: str, params: dict, binds: 
 
 
 def test_missing_fixture_is_a_one_line_error(tmp_path) -> None:
-    from properties.trace import TraceError
+    from properties.budget.trace_file import TraceError
 
     with pytest.raises(TraceError) as caught:
         fixtures.photo_renamer_trace(tmp_path / "absent.json")

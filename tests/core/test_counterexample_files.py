@@ -10,8 +10,8 @@ from guard.budget import RunProgressBudget
 from properties.budget.copies import SPEC_LIMITS
 from properties.budget.events import Result, Round
 from properties.catalogue import Violation
-from properties.counterexample import counterexample_trace, record, save_counterexample, step_table
-from properties.trace import load_trace
+from properties.budget.counterexample import counterexample_trace, record, save_counterexample, step_table
+from properties.budget.trace_file import load_trace
 
 EVENTS = [Round(), Result(call_id="c1", tool="exec", failed=True, lane=7)]
 VIOLATION = Violation("B11", 1, "planted for the test", "free empty lookups are bounded and inert")

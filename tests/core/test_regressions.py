@@ -16,8 +16,8 @@ import pytest
 
 from properties import regressions
 from properties.budget.events import Result, Round
-from properties.replay import judge_trace
-from properties.trace import SCHEMA, Trace, load_trace, save_trace
+from properties.budget.replay import judge_trace
+from properties.budget.trace_file import SCHEMA, Trace, load_trace, save_trace
 
 PINNED = regressions.pinned_files()
 
@@ -83,12 +83,13 @@ def test_bad_command_lines_exit_2_in_one_line(argv: list[str], capsys, tmp_path:
 def test_a_pinned_file_that_breaks_fails_the_check(tmp_path: Path, capsys, monkeypatch) -> None:
     """The check's failure path, with a judge that reports a break (``test_acceptance_replay.py`` shows real
     breaks under planted bugs): exit 1, and the line names the file, the invariant and the step."""
-    from properties.replay import Broken
+    from properties.budget import replay as budget_replay
+    from properties.budget.replay import Broken
 
     folder = tmp_path / "pinned"
     folder.mkdir()
     (folder / "bad.json").write_text(json.dumps({"schema": SCHEMA, "invariant": "B5", "events": [{"event": "round"}]}),
                                      encoding="utf-8")
-    monkeypatch.setattr(regressions, "judge_trace", lambda trace: (Broken("B5", "bounded deferrals", 0, "planted", 1),))
+    monkeypatch.setattr(budget_replay, "judge_trace", lambda trace: (Broken("B5", "bounded deferrals", 0, "planted", 1),))
     assert regressions.main(["check", "--dir", str(folder)]) == 1
     assert capsys.readouterr().out.startswith("BROKEN bad.json: B5 at step 0: planted (once broke B5)")

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from properties import replay
+from properties.budget import replay as budget_replay
 from properties.budget.events import FirstCall, Result, Round
 from properties.paths import ROOT
-from properties.trace import SCHEMA, Trace, save_trace
+from properties.budget.trace_file import SCHEMA, Trace, save_trace
 
 SUMMARIES = {
     "strixy-r107": "reference stops after call 11; production open (waiting: global)",
@@ -268,7 +269,7 @@ def test_saved_invariant_that_holds_now(capsys, tmp_path: Path) -> None:
 def test_json_is_strict_and_the_table_is_capped(capsys, tmp_path: Path, monkeypatch) -> None:
     events = tuple(Result(call_id=f"c{index}", tool="read", params={"x": index / 3, "big": 2**62}) for index in range(30))
     path = save_trace(Trace(name="long", events=events), tmp_path / "long.json")
-    monkeypatch.setattr(replay, "TABLE_ROWS", 5)
+    monkeypatch.setattr(budget_replay, "TABLE_ROWS", 5)
     code, out, _ = run_main(capsys, str(path))
     assert code == 0
     assert "... 25 more steps not shown (--json prints every step)" in out.splitlines()

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from properties.paths import ROOT
-from properties.trace import MAX_DEPTH, MAX_VALUE_BYTES, SCHEMA, load_trace, read_trace
+from properties.budget.trace_file import MAX_DEPTH, MAX_VALUE_BYTES, SCHEMA, load_trace, read_trace
 
 pytestmark = [
     pytest.mark.slow,
@@ -227,7 +227,7 @@ def test_hostile_corpus_is_refused_cleanly(tmp_path: Path) -> None:
 
 def test_in_process_reader_refuses_the_same_files(tmp_path: Path) -> None:
     """``load_trace`` raises ``TraceError`` (never another exception) for every regular file of the corpus."""
-    from properties.trace import TraceError
+    from properties.budget.trace_file import TraceError
 
     for name, content, field in corpus():
         path = tmp_path / f"{name}.json"
@@ -257,7 +257,7 @@ def test_lone_surrogates_are_kept_and_printed_escaped(tmp_path: Path) -> None:
 def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    from properties.trace import TraceError
+    from properties.budget.trace_file import TraceError
 
     with pytest.raises(TraceError, match="FIFO"):
         read_trace(fifo)
@@ -401,9 +401,9 @@ FORMATS = {
 
 def _loader(fmt: str):
     if fmt == "hooks":
-        from properties.hooks.sequence_file import load
+        from properties.hooks.trace_file import load
     else:
-        from properties.navigation.scenario import load
+        from properties.navigation.trace_file import load
     return load
 
 
@@ -462,7 +462,7 @@ def test_hostile_files_of_every_format_are_refused_cleanly(fmt: str, tmp_path: P
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_in_process_loaders_refuse_the_same_files(fmt: str, tmp_path: Path) -> None:
     """Each loader raises its one-line error (a ``TraceError``; ``ScenarioError`` is one) and never another exception."""
-    from properties.trace import TraceError
+    from properties.budget.trace_file import TraceError
 
     load = _loader(fmt)
     corpus_of = FORMATS[fmt][0]

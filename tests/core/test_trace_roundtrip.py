@@ -12,7 +12,7 @@ The budget's strategies: seeded bulk traces (every family of
 machine of ``properties.budget.stateful`` builds, and receipts assembled from
 every value pool the drivers draw from plus arbitrary JSON params. The hook
 subject's sequences have their own file format
-(``properties/hooks/sequence_file.py``): its generator's sequences must save,
+(``properties/hooks/trace_file.py``): its generator's sequences must save,
 load back equal and be judged the same; so must the navigation subject's
 scenarios (``properties/navigation/scenario.py``), generated as its bulk
 driver does, and its stored fixtures. Another subject plugs in by adding
@@ -33,10 +33,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from guard.limits import Limits
-from properties import replay
+from properties.budget import replay
 from properties.budget import bulk, explorer, stateful
+from properties.budget import generate
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.trace import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, save_trace
+from properties.budget.trace_file import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, save_trace
 
 # -- the budget's strategies ------------------------------------------------------------------------
 
@@ -44,7 +45,7 @@ from properties.trace import EVENT_KINDS, MAX_INT, Trace, dumps, load_trace, sav
 def _bulk_traces() -> st.SearchStrategy[list[Event]]:
     """A trace of the bulk driver: a seed picks one of the generated traces of every family."""
     return st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 11)).map(
-        lambda pair: list(bulk.traces_for(pair[0], 12))[pair[1]][1]
+        lambda pair: list(generate.traces_for(pair[0], 12))[pair[1]][1]
     )
 
 
@@ -67,13 +68,13 @@ def _pooled_events() -> st.SearchStrategy[list[Event]]:
     text = st.text(max_size=12)
     result = st.builds(
         Result,
-        call_id=st.sampled_from(bulk.BAD_IDS) | st.text(max_size=6) | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False),
-        tool=st.sampled_from(bulk.TOOLS) | text,
-        params=st.sampled_from(bulk.PARAMS) | _json_values(),
+        call_id=st.sampled_from(generate.BAD_IDS) | st.text(max_size=6) | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False),
+        tool=st.sampled_from(generate.TOOLS) | text,
+        params=st.sampled_from(generate.PARAMS) | _json_values(),
         failed=st.booleans(), pending=st.booleans(), discovery=st.booleans(),
-        lane=st.sampled_from(bulk.LANE_VALUES) | st.none() | st.integers(-3, 9) | text | st.booleans(),
+        lane=st.sampled_from(generate.LANE_VALUES) | st.none() | st.integers(-3, 9) | text | st.booleans(),
         correctable=st.booleans(), corrected=st.booleans(),
-        correctable_refusal=st.sampled_from((None,) + bulk.KINDS) | text,
+        correctable_refusal=st.sampled_from((None,) + generate.KINDS) | text,
         empty_lookup=st.booleans(),
         label=text,
     )
@@ -103,7 +104,7 @@ def _state_machine_traces() -> list[list[Event]]:
 
         captured: list[list[Event]] = []
 
-        class Recording(stateful.standalone_machine()):
+        class Recording(stateful.standalone()):
             def _step(self, item: Event) -> None:
                 super()._step(item)
                 if len(self.events) == 1:
@@ -147,7 +148,7 @@ def check_budget(case: tuple[list[Event], Limits], folder: Path) -> None:
     assert _budget_states(loaded) == _budget_states(trace)
 
 
-# -- the hook subject: its sequences have their own file format (properties/hooks/sequence_file.py) --------
+# -- the hook subject: its sequences have their own file format (properties/hooks/trace_file.py) --------
 
 
 def _hook_sequences() -> st.SearchStrategy[Any]:
@@ -158,8 +159,8 @@ def _hook_sequences() -> st.SearchStrategy[Any]:
 
 
 def check_hooks(sequence: Any, folder: Path) -> None:
-    from properties.hooks import sequence_file
-    from properties.hooks.subject import first_violation
+    from properties.hooks import trace_file as sequence_file
+    from properties.hooks.counterexample import first_violation
 
     path = sequence_file.save(sequence, folder / "sequence.json", "round-trip", "H1")
     loaded, name, invariant = sequence_file.load(path)
@@ -180,13 +181,13 @@ def _navigation_scenarios() -> st.SearchStrategy[Any]:
 
 def _navigation_verdict(scenario: Any) -> list[tuple[str, str]]:
     from properties.catalogue import Tally
-    from properties.navigation.invariants import new_monitor
+    from properties.navigation.monitor import new_monitor
 
     return [(violation.invariant, str(violation)) for violation in new_monitor(Tally()).step(scenario)]
 
 
 def check_navigation(scenario: Any, folder: Path) -> None:
-    from properties.navigation import scenario as scenario_file
+    from properties.navigation import trace_file as scenario_file
     from properties.navigation.replay import is_scenario_file, render
 
     path = folder / "scenario.json"
@@ -237,7 +238,7 @@ def test_every_generated_event_round_trips(subject: str, tmp_path_factory: pytes
 def test_every_bulk_family_and_lane_value_round_trips(tmp_path: Path) -> None:
     """Deterministic companion: the first traces of every bulk family (lane 7 included) load back."""
     seen_lanes = set()
-    for _family, events in bulk.traces_for(5, 300):
+    for _family, events in generate.traces_for(5, 300):
         check_budget((events, bulk.SPEC_LIMITS), tmp_path)
         seen_lanes.update(event.lane for event in events if isinstance(event, Result))
     assert 7 in seen_lanes, "the bulk driver's lane 7 must be among the traces checked"

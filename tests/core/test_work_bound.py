@@ -15,7 +15,7 @@ from guard.navigation_limits import NavigationLimits
 from properties import work_bound
 from properties.budget.copies import new_copies
 from properties.budget.events import Result
-from properties.budget.invariants import new_monitor as budget_monitor
+from properties.budget.monitor import new_monitor as budget_monitor
 from properties.catalogue import Tally
 from properties.navigation.generate import Builder
 from properties.navigation.scenario import Allowance, run
@@ -89,7 +89,7 @@ def test_the_deadline_fires_when_a_slice_ends_exactly_on_it() -> None:
 
 def test_a_budget_step_that_loops_is_b6_at_that_step(monkeypatch: pytest.MonkeyPatch) -> None:
     tally = Tally()
-    monitor = budget_monitor(Limits(), tally, new_copies(Limits()))
+    monitor = budget_monitor(tally, limits=Limits(), budgets=new_copies(Limits()))
     original = guard.budget.RunProgressBudget.observe_result
 
     def looping(self, call_id, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -127,7 +127,7 @@ def test_the_fakes_turn_a_loop_that_never_reaches_its_deadline_into_a_runaway(mo
 
 def test_a_monitor_step_restores_the_bound_armed_around_it() -> None:
     with work_bound.armed(1_000_000, "the caller's bound"):
-        monitor = budget_monitor(Limits(), Tally(), new_copies(Limits()))
+        monitor = budget_monitor(Tally(), limits=Limits(), budgets=new_copies(Limits()))
         monitor.step(Result("a", "exec", {}, failed=True))
         # The step armed 100,000 of its own, then gave the caller's bound back, minus nothing of it.
         assert work_bound.used() == 0

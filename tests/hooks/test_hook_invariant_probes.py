@@ -21,7 +21,8 @@ from guard.hooks import Decision, ToolLoopGuard
 from properties.catalogue import Tally, Violation
 from properties.hooks.events import AFTER, PERSIST, Call, HookSequence, ModelCall
 from properties.hooks.generate import Builder
-from properties.hooks.invariants import BY_ID, HookMonitor
+from properties.hooks.invariants import BY_ID
+from properties.hooks.monitor import HookMonitor
 from properties.probes import Probes
 
 PROBED = Probes()

@@ -29,15 +29,16 @@ from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state, memories
 from properties.hooks.events import HookSequence
 from properties.hooks.generate import Builder, sequences
-from properties.hooks.invariants import CATALOGUE, HookMonitor
-from properties.hooks.sequence_file import load as load_sequence, save as save_sequence
+from properties.hooks.invariants import CATALOGUE
+from properties.hooks.monitor import HookMonitor
+from properties.hooks.trace_file import load as load_sequence, save as save_sequence
 from properties.hooks.shapes import (
     INSPECT_ARGS, INCOMPLETE, INVALID, MEASURED, NO_MATCH, PASSED, PASSED_PAGE_ERRORS, RUN, SESSION, STOP_HEAD,
     blocked, capped, envelope, exec_result, failure, inspection, ok,
 )
-from properties.hooks.stateful import standalone_machine as hook_machine
+from properties.hooks.stateful import standalone as hook_machine
 from properties.names import FIRST_WRITE_KIND as FIRST_WRITE, PROJECT_PATH_KIND as PROJECT_PATH
-from properties.trace import TraceError
+from properties.safe_json import JsonFileError as TraceError
 
 REMEDY_PATH = "Playground/photo-renamer/rename_photos.py"
 GATE_HEAD = "Not run: write the first project file before running commands"

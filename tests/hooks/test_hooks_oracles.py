@@ -21,7 +21,7 @@ import guard.playground
 from properties.catalogue import Tally
 from properties.hooks.earlier_stop import EarlierStop, Refusal, refusal_problem
 from properties.hooks.events import Call, HookSequence, ModelCall
-from properties.hooks.invariants import HookMonitor
+from properties.hooks.monitor import HookMonitor
 from properties.hooks.shapes import STOP_HEAD
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_playground import write_binds_new_project

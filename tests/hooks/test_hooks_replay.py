@@ -27,7 +27,7 @@ from guard.hooks import Decision, ToolLoopGuard
 from guard.inspection import INSPECTION_KIND, INSPECTION_TOOL
 from guard.playground import RoutingState
 from properties.hooks import replay as hooks_replay
-from properties.hooks.replay import params_of, photo_params
+from properties.hooks.fixtures import params_of, photo_params
 from properties.paths import fixtures_dir
 
 ORDERS = ("after", "persist")
@@ -344,7 +344,7 @@ def test_the_hook_replay_is_reached_through_nox_s_replay(capsys) -> None:
 def test_a_saved_hook_counterexample_replays_with_its_verdict(tmp_path, capsys, monkeypatch) -> None:
     from guard.hooks import ToolLoopGuard as Guard
     from properties.hooks.generate import Builder
-    from properties.hooks.sequence_file import save
+    from properties.hooks.trace_file import save
 
     builder = Builder(playground=True, policy="after")
     builder.trip("bad_write")

@@ -10,7 +10,7 @@ import pytest
 from guard.hooks import ToolLoopGuard
 from properties.catalogue import Tally
 from properties.hooks.generate import sequences
-from properties.hooks.invariants import new_monitor
+from properties.hooks.monitor import new_monitor
 from properties.hooks.subject import SUBJECT
 from properties.report import vacuity_explained
 

@@ -21,10 +21,8 @@ import attrs
 from guard import navigation
 from guard.navigation_limits import NavigationLimits
 from guard.navigation_ports import Message
-from properties.navigation.scenario import (
-    Allowance, FakeCancel, FakeClock, FakeCompletion, FakePolicy, FakeSpawner, FakeTeardown, Meter, Record, Scenario,
-    Timed,
-)
+from properties.navigation.scenario import Allowance, FakeCancel, FakeClock, FakeCompletion, FakePolicy, FakeSpawner, FakeTeardown, Meter, Record
+from properties.navigation.events import Scenario, Timed
 
 LIMITS = NavigationLimits(slice_ms=5_000)
 

@@ -11,7 +11,8 @@ import pytest
 
 from guard.navigation_limits import NavigationLimits
 from properties.navigation import fixtures
-from properties.navigation.scenario import ScenarioError, load, run
+from properties.navigation.trace_file import ScenarioError, load
+from properties.navigation.scenario import run
 
 SLICES = NavigationLimits(slice_ms=5_000)
 STORED = {scenario.name: scenario for scenario in fixtures.load_all()}

@@ -12,7 +12,7 @@ import guard.navigation as production
 from guard.navigation_evidence import Observer
 from guard.navigation_limits import NavigationLimits
 from properties.catalogue import Tally
-from properties.navigation import bulk
+from properties.navigation import drivers as bulk
 from properties.probes import Probes
 
 PROBED = Probes()

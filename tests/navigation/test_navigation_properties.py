@@ -9,7 +9,7 @@ from hypothesis.stateful import run_state_machine_as_test
 import guard.navigation as production
 from guard.navigation_evidence import Observer
 from properties.catalogue import Tally
-from properties.navigation import bulk
+from properties.navigation import drivers as bulk
 from properties.navigation.subject import SUBJECT, run_navigation
 from properties.subject import DriverRequest, load
 

@@ -38,7 +38,7 @@ from properties.hooks.shapes import BINDINGS, CALL_KINDS
 from properties.safe_json import (
     BOOLEAN, COUNT, LIST, REQUIRED, STRING, TOP, check_object, fail, one_of, read_json, show,
 )
-from properties.trace import TraceError
+from properties.safe_json import JsonFileError as TraceError
 
 SCHEMA = "guard-hook-sequence/1"
 _SIMPLE = {"model_call": ModelCall, "cancel": Cancel, "router_off": RouterOff}

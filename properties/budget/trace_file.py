@@ -4,9 +4,9 @@ Schema ``guard-trace/1``::
 
     {
       "schema": "guard-trace/1",
-      "subject": "budget",                         # optional, default "budget" (the only one so far:
-                                                   # hook sequences and navigation scenarios have
-                                                   # their own formats, read by the same safe_json rules)
+      "subject": "budget",                         # optional, "budget" only (every other subject's
+                                                   # files have a schema of their own, read by the
+                                                   # same safe_json rules; properties.replay dispatches)
       "name": "strixy-r107",                       # optional, shown in tables
       "invariant": "B5",                           # optional: the invariant the file was saved for
       "step": 3,                                   # optional: the step (from 0) where it broke
@@ -149,30 +149,15 @@ BUDGET_EVENTS: dict[str, EventKind] = {
     }),
 }
 
-#: Every subject's event kinds by subject name; another subject registers its own (``register_events``).
+#: The event kinds by subject name: the budget's only (another subject's files have their own schema).
 EVENT_KINDS: dict[str, dict[str, EventKind]] = {"budget": BUDGET_EVENTS}
 
 
-def register_events(subject: str, kinds: dict[str, EventKind]) -> None:
-    """Declare a subject's trace events, each field typed (a subject whose monitor judges events alone)."""
-    EVENT_KINDS[subject] = kinds
-
-
-#: Subjects whose traces are files of their own schema, and how to replay them.
-OWN_FORMATS = {
-    "hooks": "guard-hook-sequence/1 files (nox -s replay -- --hooks FILE)",
-    "navigation": "navigation-scenario/1 files (nox -s replay -- FILE)",
-}
-
-
 def kinds_for(subject: str) -> dict[str, EventKind]:
-    """A subject's event kinds, as registered here (``register_events``); ``KeyError`` for any other.
+    """A subject's event kinds (``KeyError`` for any subject but the budget).
 
-    Choice: a subject's events are registered by hand rather than derived from ``SUBJECT.events``,
-    because the schema must state each field's type (``call_id`` any scalar, ``tool`` a string) and
-    replay can judge a subject's trace only when its monitor takes events alone. The hook subject's
-    sequences carry a setting besides their events and have their own schema (``OWN_FORMATS``).
-    """
+    Choice: the schema states each field's type (``call_id`` any scalar, ``tool`` a string), so the kinds
+    are written here by hand rather than derived from the event classes."""
     return EVENT_KINDS[subject]
 
 
@@ -219,8 +204,8 @@ def _header_value(key: str, value: Any, source: str) -> Any:
         if value != SCHEMA:
             raise _fail(source, "schema", f"expected {SCHEMA!r}, got {_show(value)}")
     elif key == "subject":
-        if isinstance(value, str) and value in OWN_FORMATS:
-            raise _fail(source, "subject", f"{value} traces are {OWN_FORMATS[value]}")
+        if isinstance(value, str) and value not in EVENT_KINDS and re.fullmatch(r"[a-z_]{1,40}", value):
+            raise _fail(source, "subject", f"{value} traces have a schema of their own (nox -s replay -- FILE reads it)")
         if not isinstance(value, str) or value not in EVENT_KINDS:
             raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
     elif key in ("name", "origin"):
@@ -422,6 +407,6 @@ if __name__ == "__main__":
     import sys
 
     if len(sys.argv) != 3 or not sys.argv[2].isdigit():
-        print("usage: python -m properties.trace FILE MEGABYTES  (writes a large valid trace)", file=sys.stderr)
+        print("usage: python -m properties.budget.trace_file FILE MEGABYTES  (writes a large valid trace)", file=sys.stderr)
         sys.exit(2)
     print(f"{write_large_trace(sys.argv[1], int(sys.argv[2]))} events written to {sys.argv[1]}")

@@ -1,0 +1,309 @@
+"""The hook path's monitor: G and M (and H3's oracle) driven through one sequence, each step judged by the one judge."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import attrs
+
+from guard.hooks import ToolLoopGuard
+from properties import work_bound
+from properties.catalogue import Invariant, Tally, Violation
+from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
+from properties.hooks.earlier_stop import EarlierStop
+from properties.hooks.earlier_view import EarlierView, follow_earlier
+from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
+from guard.inspection import INSPECTION_TOOL
+from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
+from properties.hooks.spec_playground import write_binds_new_project
+from properties.hooks.shapes import STOP_HEAD, call_shape, kind_error, kind_parts
+from properties.judge import Judge
+from guard.finalization import PENDING
+
+
+# -- the monitor ----------------------------------------------------------------
+
+
+def records_kept(guard: ToolLoopGuard) -> int:
+    """Entries in every container the guard and its budget hold (pending calls, refusal kinds, paths read, ...).
+
+    Read generically, field by field, so that a container a change adds is bounded too."""
+    total = 0
+    # No cache of the field names: a branch taken only on the first sequence would make a fuzzer's replay of it
+    # run other code than the first run did (HypoFuzz then calls the example unstable).
+    for owner in (guard, guard.budget):
+        for field in attrs.fields(type(owner)):
+            value = getattr(owner, field.name)
+            if isinstance(value, (dict, list, set, tuple, frozenset)):
+                total += len(value)
+    return total
+
+
+def records_bound(hook_calls: int) -> int:
+    """The records a guard may keep after ``hook_calls`` hook calls: hooks.md's path keeps at most one pending
+    call, one refusal kind and one path read per tool call (four hook calls), and the budget's memories are
+    capped by its limits (64 ids, 32 fingerprints); 2 per hook call plus 200 is a margin of over 2x."""
+    return 2 * hook_calls + 200
+
+
+def runaway_message(what: str) -> str:
+    """H3's message for a hook step past its bound.
+
+    Choice (hooks.md names no invariant for it): a hook that never returns,
+    or that records without bound, never delivers the reference's stop (one
+    refusal, its text, one abort), which is what H3 promises; the other
+    hook invariants need the step's records to judge at all."""
+    return f"{what}: the hook path never delivers the reference's stop"
+
+
+@attrs.define
+class HookMonitor:
+    """Drives G and M (and H3's oracle) through one sequence and checks every invariant at every step."""
+
+    tally: Tally
+    invariants: tuple[Invariant, ...] = CATALOGUE
+    guards: dict[str, ToolLoopGuard] = attrs.field(factory=dict)
+    in_h1_scope: bool = True
+    strict_stop: bool = False
+    #: An admission happened in G so far (H3 compares stops only while none did).
+    admitted: bool = False
+    #: The call id whose receipt stopped G's run (None: none, or a model call stopped it).
+    tripped: Any = None
+    index: int = 0
+    #: Each guard's state after the last step (the next step's "before"; only ``step`` touches the guards).
+    last: dict[str, GuardState] = attrs.field(factory=dict)
+    #: Since G's run last stopped by a trip: model calls, and whether a refused boundary has shown it anything.
+    model_calls_since_trip: int = 0
+    shown_since_trip: bool = False
+    #: The owner cancelled this run (nothing re-opens it, nothing more is shown but the stop).
+    cancelled: bool = False
+    #: Hook calls delivered to G in this sequence (what bounds the records it may keep).
+    hook_calls: int = 0
+    #: A step ran past its bound: the guards stopped half-way, so this sequence is judged no further.
+    ran_away: bool = False
+    #: H3's oracle for this sequence; None once an allowance applied in G (H3 then judges no further).
+    earlier: "EarlierStop | None" = None
+    #: The finalization instruction's text, as first shown (kept across sequences: one text at every trip).
+    instruction_seen: "str | None" = None
+    #: Model calls since the last tool call (coverage only: a trip that model calls just preceded).
+    model_calls_in_a_row: int = 0
+    #: The one judge of ``invariants`` (``properties.judge``), made at the first step.
+    _judge: "Judge | None" = None
+
+    def start(self, sequence: HookSequence) -> None:
+        """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
+        self.guards = {"G": make_guard(sequence), "M": make_guard(sequence)}
+        self.earlier = EarlierStop(sequence.strict_stop)
+        self.in_h1_scope = True
+        self.admitted = False
+        self.tripped = None
+        self.index = 0
+        self.last = {}
+        self.model_calls_since_trip = 0
+        self.shown_since_trip = False
+        self.cancelled = False
+        self.hook_calls = 0
+        self.ran_away = False
+        self.model_calls_in_a_row = 0
+        self.strict_stop = sequence.strict_stop
+        self.tally.traces += 1
+
+    def finish(self, sequence: HookSequence) -> None:
+        """The sequence is over: count the order it was delivered in."""
+        policy = sequence.order_policy
+        if policy == AFTER:
+            self.tally.coverage["sequences delivered after-first"] += 1
+        elif policy == PERSIST:
+            self.tally.coverage["sequences delivered persist-first"] += 1
+        elif policy == "mixed":
+            self.tally.coverage["sequences delivered in mixed order"] += 1
+
+    def check(self, sequence: HookSequence) -> list[Violation]:
+        """Run a whole sequence; the violations of its first failing step (empty when every step held)."""
+        self.start(sequence)
+        for event in sequence.events:
+            found = self.step(event)
+            if found:
+                return found
+        self.finish(sequence)
+        return []
+
+    def _expect_admit(self, event: HookEvent) -> "bool | None":
+        """H5's expectation for ``event`` on G, read before it is delivered (None: no correction pends)."""
+        guard = self.guards["G"]
+        budget = guard.budget
+        if not isinstance(event, Call) or event.binding == "no_before" or not budget.terminal or budget.correction is None:
+            return None
+        shape = call_shape(event.kind, event.index)
+        routing = guard.routing
+        return (
+            guard.finalization.phase == PENDING
+            # Seed 002: a forfeited answer turn (two model calls since the trip) admits nothing.
+            and self.model_calls_since_trip < 2
+            and event.binding in ("bound", "rewritten", "other_tool")
+            and routing is not None
+            and routing.initialized is True
+            # classifiers.md, restated in the harness (never production's binds_new_project).
+            and write_binds_new_project(shape.tool, shape.params, routing, guard.root, guard.read_paths)
+        )
+
+    def step(self, event: HookEvent) -> list[Violation]:
+        """Deliver ``event`` to G and M (and H3's oracle) and check every invariant; the violations of this step.
+
+        Bounded by counting (issue 25): a hook that loops past ``work_bound.STEP_LOOPS`` iterations, or a
+        guard that keeps more records than ``records_bound`` allows for the hook calls delivered so far, is H3
+        violated at this step (``runaway_message``); the sequence is judged no further after a runaway."""
+        if self.ran_away:
+            return []
+        saved = work_bound.push(work_bound.STEP_LOOPS, f"step {self.index} of the hook path")
+        try:
+            found = self.deliver_and_check(event)
+        except work_bound.WorkBoundExceeded as error:
+            return self.runaway(error.describe())
+        finally:
+            work_bound.pop(saved)
+        kept, bound = records_kept(self.guards["G"]), records_bound(self.hook_calls)
+        if kept > bound and not found:
+            return self.runaway(f"the guard keeps {kept:,} records after {self.hook_calls:,} hook calls, more than "
+                                f"the {bound:,} they can leave (it records without bound)")
+        return found
+
+    def runaway(self, what: str) -> list[Violation]:
+        self.ran_away = True
+        found = [Violation("H3", self.index, runaway_message(what), BY_ID["H3"].title)]
+        self.tally.violations.extend(found)
+        self.tally.steps += 1
+        self.index += 1
+        return found
+
+    def deliver_and_check(self, event: HookEvent) -> list[Violation]:
+        guards = self.guards
+        expect = self._expect_admit(event)
+        # H1's scope ends at the first receipt it does not cover (the states legitimately part from there on).
+        self.in_h1_scope = self.in_h1_scope and event_in_h1_scope(event)
+        start = {}
+        records = {}
+        for name, guard in guards.items():
+            previous = self.last.get(name)
+            start[name] = state = previous if previous is not None else guard_state(guard)
+            delivered = event.flipped() if name == "M" and isinstance(event, Call) else event
+            records[name] = found = deliver(guard, delivered, state)
+            self.last[name] = found[-1].state if found else state
+        self.hook_calls += len(records["G"])
+        tripped_by = []
+        shown = []
+        tripped = self.tripped
+        calls_since_trip, shown_since_trip, cancelled = self.model_calls_since_trip, self.shown_since_trip, self.cancelled
+        for record in records["G"]:
+            if record.hook == "owner_cancel":
+                cancelled = True
+            if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal:
+                tripped = record.counted[-1][0] if record.counted else None
+                calls_since_trip, shown_since_trip = 0, False
+            elif record.hook == "model_call":
+                calls_since_trip += 1
+            tripped_by.append(tripped)
+            # H10: what a refused boundary of a stopped run must show (None: this hook is no such boundary).
+            to_show = None
+            if (
+                record.hook == "before_tool_call" and record.before.budget.terminal and record.decision is not None
+                and record.decision.block and not record.admitted
+            ):
+                to_show = "instruction" if not (shown_since_trip or cancelled or self.strict_stop) else "stop"
+                shown_since_trip = True
+            shown.append(to_show)
+        shape = call_shape(event.kind, event.index) if isinstance(event, Call) else None
+        earlier = follow_earlier(self.earlier, records["G"], event) if self.earlier is not None else None
+        step = HookStep(
+            self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
+            expect, tripped_by, self, shown, earlier,
+        )
+        tally = self.tally
+        if self._judge is None or self._judge.invariants != self.invariants:
+            self._judge = Judge(self.invariants)
+        found = self._judge(step, self.index, tally, self.count_coverage)
+        # History for the next step, after the checks (they read the history as it was before this step).
+        self.tripped = tripped
+        self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
+        self.admitted = self.admitted or any(record.admitted for record in records["G"])
+        self.retire_earlier(records["G"], earlier)
+        tally.steps += 1
+        self.index += 1
+        return found
+
+    def retire_earlier(self, records: list[HookRecord], earlier: "list[EarlierView] | None") -> None:
+        """After a step: keep the instruction's first text, and drop H3's oracle once an allowance applied in G."""
+        if earlier is None:
+            return
+        for record, view in zip(records, earlier):
+            if view.refusal is not None and view.refusal.shows == "instruction" and self.instruction_seen is None:
+                reason = record.decision.block_reason if record.decision is not None else None
+                if isinstance(reason, str) and reason and not reason.startswith(STOP_HEAD):
+                    self.instruction_seen = reason
+        end = records[-1].state.budget if records else None
+        if self.admitted or (end is not None and (end.deferrals_used or end.free_used)):
+            # Issue 24 part 4: the first step of this sequence where an allowance made production part from the
+            # reference; a vacuous invariant's report names the shortest one (or says there was none).
+            what = "an admission" if self.admitted else "a deferral" if end.deferrals_used else "a free empty lookup"
+            self.tally.note_parting(what, self.index + 1, f"at step {self.index} ({_event_text(records)})")
+            self.earlier = None
+            return
+        stopped = [(record, view) for record, view in zip(records, earlier)
+                   if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal
+                   and record.counted]  # a receipt's trip: a cancel or a model round is not the allowances' business
+        if stopped and stopped[0][1].stopped and stopped[0][0].state.budget.correction is None:
+            self.tally.note_parting("the reference's stop, nothing pending", self.index + 1,
+                                    f"at step {self.index} ({stopped[0][0].hook})")
+
+    def count_coverage(self, step: HookStep) -> None:
+        """This step's coverage counts (G only): separate from the checks, so ``--only`` never changes them."""
+        coverage = self.tally.coverage
+        records = step.records["G"]
+        begin = step.start["G"].budget
+        end = records[-1].state.budget if records else begin
+        if end.deferrals_used > begin.deferrals_used:
+            coverage["deferrals through the hooks"] += 1
+        if any(record.admitted for record in records):
+            coverage["admissions"] += 1
+        event = step.event
+        if isinstance(event, ModelCall) and begin.terminal and begin.correction is not None and end.correction is None:
+            coverage["forfeited turns"] += 1
+        elif isinstance(event, Cancel):
+            coverage["owner cancels"] += 1
+        elif isinstance(event, Call):
+            if event.binding == "nested":
+                coverage["nested-child receipts"] += 1
+            shape = step.shape
+            refused = any(r.decision is not None and r.decision.block for r in records)
+            if event.capped and shape.persisted is not shape.live and not refused:
+                kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
+                coverage["capped copies with a record" if kept else "capped copies without a record"] += 1
+            base, _tool, wrapped, own = kind_parts(event.kind)
+            counted = any(r.counted for r in records)
+            if counted and shape.real_tool != INSPECTION_TOOL and inspection_shaped(shape):
+                coverage["inspection-shaped results from other tools"] += 1
+            if counted and shape.real_tool == INSPECTION_TOOL and not inspection_shaped(shape):
+                coverage["inspection tool with other results"] += 1
+            if counted and wrapped:
+                coverage["direct kinds through Tool Search"] += 1
+            if kind_error(event.kind) is not None and any(r.hook == "after_tool_call" and r.counted for r in records):
+                coverage["events carrying an error"] += 1
+            if refused and own and counted:
+                coverage["refused calls with their own receipt"] += 1
+                if base == "lookup":
+                    coverage["refused searches reading nothing found"] += 1
+        if isinstance(event, ModelCall):
+            self.model_calls_in_a_row += 1
+        elif isinstance(event, Call):
+            if not begin.terminal and end.terminal and self.model_calls_in_a_row:
+                coverage["trips after model calls"] += 1
+            self.model_calls_in_a_row = 0
+
+
+def _event_text(records: list[HookRecord]) -> str:
+    """The hooks a step ran, for a parting's description."""
+    return ", ".join(record.hook for record in records) or "no hook"
+
+
+def new_monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> HookMonitor:
+    return HookMonitor(tally, tuple(only) if only is not None else CATALOGUE)
