@@ -24,6 +24,7 @@ TEST = PROJECT["optional-dependencies"]["test"]
 MUTANTS = PROJECT["optional-dependencies"]["mutants"]
 FUZZ = PROJECT["optional-dependencies"]["fuzz"]
 FIGURES = PROJECT["optional-dependencies"]["figures"]
+LINT = PROJECT["optional-dependencies"]["lint"]
 ENV = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
 #: Stryker's report viewer for reports/mutants.html (npm); mutations/report.py checks the installed version against its own pin.
 VIEWER_PACKAGE, VIEWER_VERSION = "mutation-testing-elements", "3.9.0"
@@ -112,3 +113,13 @@ def adopt_reference(session: nox.Session) -> None:
     """Deliberately adopt the edited reference/ as the new oracle and re-pin it."""
     _install(session, RUNTIME)
     session.run("python", "-m", "properties.pin", "--adopt", *session.posargs, env=ENV)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """The architecture checked: import-linter's contracts (``[tool.importlinter]``), ruff and mypy, each pinned."""
+    # The runtime and test dependencies too: mypy follows imports into attrs, hypothesis, pytest and the rest.
+    _install(session, RUNTIME, TEST, LINT)
+    session.run("lint-imports", env=ENV)
+    session.run("ruff", "check", ".", env=ENV)
+    session.run("mypy", env=ENV)

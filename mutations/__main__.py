@@ -51,7 +51,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, pytest_plugin, red_check, report
+    from mutations import catalogue, entry, equivalents, mutmut_layer, pytest_plugin
 
     try:
         listed = equivalents.load()
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         entries = catalogue.entries()
         if not args.only_catalogue:
             mutmut_layer.check_mutmut()
-    except (equivalents.EquivalentsError, catalogue.CatalogueError, mutmut_layer.MutmutSetupError,
+    except (equivalents.EquivalentsError, entry.CatalogueError, mutmut_layer.MutmutSetupError,
             pytest_plugin.LeftOutError) as error:
         sys.stderr.write(f"python -m mutations: {error}\n")
         return 2

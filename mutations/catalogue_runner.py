@@ -31,7 +31,8 @@ from typing import Callable
 import attrs
 
 from mutations import scratch
-from mutations.catalogue import PROPERTY_LEVELS, CatalogueError, Entry
+from mutations.catalogue import judged_by_verdict
+from mutations.entry import CatalogueError, Entry
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -95,7 +96,7 @@ class CatalogueResult:
 def judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
     """(status, detail) of an entry from its two suites: the verdict must name a declared invariant (issue 22)."""
     problems = []
-    if entry.level in PROPERTY_LEVELS:
+    if judged_by_verdict(entry):
         if scratch.properties_missing(properties):
             return PROPERTIES_MISSING, "python -m properties --mutants does not exist"
         if properties.exit_code is None:
@@ -137,7 +138,7 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         # Budget-, hook- and navigation-level entries owe a kill to the property drivers (their subjects);
         # classifiers have tables.
         properties = (scratch.run_properties(copy, label, seed, SUITE_TIMEOUT, first=entry.level)
-                      if entry.level in PROPERTY_LEVELS else NOT_RUN)
+                      if judged_by_verdict(entry) else NOT_RUN)
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         tests = scratch.confirm_deadline(copy, label, tests, durations, SUITE_TIMEOUT)
@@ -252,7 +253,7 @@ def _run_entry_warm(server: "warm.Server", root: Path, entry: Entry, seed: int, 
         label = f"catalogue:{entry.id}"
         common = {"file": entry.file, "original": original, "mutated": mutated}
         properties = NOT_RUN
-        if entry.level in PROPERTY_LEVELS:
+        if judged_by_verdict(entry):
             found = server.judge("properties", label, scratch_dir, seed, SUITE_TIMEOUT, first=entry.level, **common)
             if "not_patchable" in found or "crashed" in found:
                 return None, found.get("not_patchable") or found["crashed"]
@@ -409,7 +410,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
             return
         try:
             warm_state["baseline"] = _warm_baseline(chosen, seed, work, killer_tests(kills),
-                                                    any(result.entry.level in PROPERTY_LEVELS for result in kills))
+                                                    any(judged_by_verdict(result.entry) for result in kills))
         except warm.ServerError as error:
             warm_state["baseline"] = str(error)
 
@@ -421,7 +422,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                 if not kills:
                     return None
                 return pool.submit(_baseline, root, seed, durations, work, killer_tests(kills),
-                                   any(result.entry.level in PROPERTY_LEVELS for result in kills))
+                                   any(judged_by_verdict(result.entry) for result in kills))
 
             def show(result: EntryResult) -> None:
                 live.update(LABEL, done=len(results), total=len(entries), unit="entries", eta=True)
