@@ -48,8 +48,9 @@ def _viewer(session: nox.Session) -> dict[str, str]:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, table, replay and real-program tests (what CI runs)."""
-    # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does.
-    _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES)
+    # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does; and
+    # the lint group: tests/core/test_import_contracts.py runs import-linter on a copy of the packages.
+    _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES, LINT)
     session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
 
 
