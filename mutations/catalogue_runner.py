@@ -168,7 +168,7 @@ def tests_near(root: Path, entry: Entry, durations: Path | None) -> list[str]:
     except (OSError, ValueError, SyntaxError):
         return []
     module = entry.file[:-3].replace("/", ".")
-    lines = set()
+    lines: set[int] = set()
     for edit in entry.edits:
         at = source.find(edit.find)
         if at >= 0:
@@ -220,7 +220,7 @@ def _run_entry_warm(server: "warm.Server", root: Path, entry: Entry, seed: int, 
         original = (root / entry.file).read_text(encoding="utf-8")
         mutated = entry.applied(original)
         label = f"catalogue:{entry.id}"
-        common = {"file": entry.file, "original": original, "mutated": mutated}
+        common: dict[str, Any] = {"file": entry.file, "original": original, "mutated": mutated}
         properties = NOT_RUN
         if judged_by_verdict(entry):
             found = server.judge("properties", label, scratch_dir, seed, SUITE_TIMEOUT, first=entry.level, **common)

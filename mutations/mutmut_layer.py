@@ -410,12 +410,12 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
     code_lines = orig_code.splitlines()
     def_index = next((i for i, text in enumerate(code_lines) if re.match(r"\s*(async\s+)?def\s", text)), 0)
     first_relative, first_text = removed[0]
-    line = function[0] + (first_relative - 1 - def_index)
-    if not (0 < line <= len(source_lines)) or source_lines[line - 1].strip() != first_text.strip():
+    at = function[0] + (first_relative - 1 - def_index)
+    if not (0 < at <= len(source_lines)) or source_lines[at - 1].strip() != first_text.strip():
         # The index and the file disagree (comments above the def, say): find the text inside the function.
         candidates = [n for n in range(function[0], function[1] + 1) if source_lines[n - 1].strip() == first_text.strip()]
-        line = candidates[0] if candidates else function[0]
-    file_text = source_lines[line - 1]
+        at = candidates[0] if candidates else function[0]
+    file_text = source_lines[at - 1]
     indent = (len(file_text) - len(file_text.lstrip())) - (len(first_text) - len(first_text.lstrip()))
     if len(removed) == 1 and len(added) == 1:
         old, new = first_text, added[0]
@@ -432,13 +432,13 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
             _wordy(old[len(old) - suffix - 1:len(old) - suffix]) or _wordy(new[len(new) - suffix - 1:len(new) - suffix])
         ):
             suffix -= 1
-        mutant.line = mutant.end_line = line
+        mutant.line = mutant.end_line = at
         mutant.start_column = prefix + indent + 1
         mutant.end_column = len(old) - suffix + indent + 1
         mutant.replacement = new[prefix:len(new) - suffix]
         return
-    mutant.line = line
-    mutant.end_line = min(line + len(removed) - 1, len(source_lines))
+    mutant.line = at
+    mutant.end_line = min(at + len(removed) - 1, len(source_lines))
     mutant.start_column = len(file_text) - len(file_text.lstrip()) + 1
     mutant.end_column = len(source_lines[mutant.end_line - 1]) + 1
     mutant.replacement = new_text.strip()

@@ -74,7 +74,7 @@ def _class_header(node: ast.ClassDef) -> str:
 
 def _same_def(old: ast.stmt, new: ast.stmt) -> bool:
     return (isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) and type(old) is type(new)
-            and old.name == new.name and _header(old) == _header(new))  # type: ignore[attr-defined, arg-type]
+            and old.name == new.name and _header(old) == _header(new))
 
 
 def changed_functions(original: str, mutated: str) -> list[tuple[str | None, str, ast.stmt]]:

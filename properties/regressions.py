@@ -30,7 +30,7 @@ import attrs
 
 from properties.paths import ROOT
 from properties.replay import Broken, judge_trace
-from properties.trace import Trace, TraceError, dumps, load_trace, printable
+from properties.trace import TraceError, dumps, load_trace, printable
 
 DEFAULT_DIR = ROOT / "tests" / "regressions"
 

@@ -26,7 +26,7 @@ def earlier(namespace: Mapping[str, Any], rules: ModuleType | None) -> type:
     lane_of = rules.lane_of
     probes = itertools.count()
 
-    class RunProgressBudget(rules.ReferenceBudget):  # type: ignore[misc, name-defined]
+    class RunProgressBudget(rules.ReferenceBudget):  # type: ignore[name-defined]
         """The reference rules with the production signature: new arguments ignored, nothing deferred or granted."""
 
         def __init__(self, limits: Any = None, **_ignored: Any) -> None:
@@ -55,7 +55,7 @@ def earlier(namespace: Mapping[str, Any], rules: ModuleType | None) -> type:
             probe = copy.deepcopy(self)
             probe.observe_result(f"red-check-probe-{next(probes)}", "red-check-probe", None, True, lane=lane)
             named = lane_of(lane)
-            return probe.terminal or (named is not None and named in probe.exhausted_lanes)  # type: ignore[no-any-return]
+            return probe.terminal or (named is not None and named in probe.exhausted_lanes)
 
     RunProgressBudget.__module__ = namespace["__name__"]
     RunProgressBudget.__qualname__ = "RunProgressBudget"

@@ -17,8 +17,10 @@ def earlier(namespace: Mapping[str, Any], rules: ModuleType | None) -> Callable[
         raise ValueError("earlier-navigation needs the reference's navigation")
     outcome_type = namespace["Outcome"]
     wait = rules.navigate
+    # Production's default, made once as its own is (at definition).
+    default_limits = namespace["NavigationLimits"]()
 
-    def navigate(request: Any, ports: Any, limits: Any = namespace["NavigationLimits"]()) -> Any:
+    def navigate(request: Any, ports: Any, limits: Any = default_limits) -> Any:
         earlier_outcome = wait(request, ports.clock, ports.spawner, ports.teardown)
         return outcome_type(earlier_outcome.answer, earlier_outcome.truncated, earlier_outcome.error,
                             earlier_outcome.citations, earlier_outcome.finished_at)

@@ -67,8 +67,8 @@ HOOK_PATH = [
     entry(
         "hooks-admit-any-write", "002", "any write is admitted as the remedy, not only one that binds a new project",
         HOOKS_PY, SUBJECT,
-        Edit("        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)\n",
-           "        return write_path(record.tool, record.params) is not None\n"), breaks=("H5",),
+        Edit("        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)",
+           "        return write_path(record.tool, record.params) is not None"), breaks=("H5",),
     ),
     entry(
         "hooks-classify-persisted-copy", "001", "the persisted copy is classified even when the tool recorded its own result",

@@ -245,7 +245,7 @@ def show(file: Path) -> int:
     try:
         item, origin = module.load(file)
     except Exception as error:  # the subject's own reader names the file and field
-        raise UsageError(str(error))
+        raise UsageError(str(error)) from None
     fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
     if not origin.startswith("review ") or "base" not in fields:
         raise UsageError(f"{file}: not a review file (its origin names no base)")
