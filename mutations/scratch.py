@@ -70,7 +70,7 @@ class Outcome:
     crashed: str = ""
 
 
-def _tail(text: str, lines: int = 12) -> str:
+def tail(text: str, lines: int = 12) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
@@ -111,7 +111,7 @@ def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bo
     killer = failures[0] if failures else None
     if killer is None and code not in (0, None):
         killer = f"pytest exit {code}"
-    return Outcome(exit_code=code, killer=killer, output_tail=_tail(output), seconds=seconds, failures=tuple(failures))
+    return Outcome(exit_code=code, killer=killer, output_tail=tail(output), seconds=seconds, failures=tuple(failures))
 
 
 DEADLINE_MARK = " [deadline]"
@@ -165,7 +165,7 @@ def run_properties(copy: Path, label: str, seed: int, timeout: float, first: str
         output = (expired.stdout or b"").decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
     seconds = time.monotonic() - started
     return Outcome(exit_code=code, killer=violated_invariant(output) if code not in (0, None) else None,
-                   output_tail=_tail(output), seconds=seconds, crashed=crash(output) if code not in (0, None) else "")
+                   output_tail=tail(output), seconds=seconds, crashed=crash(output) if code not in (0, None) else "")
 
 
 #: The one line of ``python -m properties`` that names a broken invariant (issue 22: a "FAIL ... vacuous" line, a

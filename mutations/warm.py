@@ -267,10 +267,10 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
             exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"))
         else:
             exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
-        from mutations.scratch import _tail, read_failures, violated_invariant
+        from mutations.scratch import read_failures, tail, violated_invariant
 
         failures = read_failures(killers)
-        outcome = {"exit_code": exit_code, "output_tail": _tail(output),
+        outcome = {"exit_code": exit_code, "output_tail": tail(output),
                    "invariant": violated_invariant(output) if exit_code not in (0, None) else None,
                    "seconds": time.monotonic() - started, "failures": failures, "patched": patched}
         result_path.write_text(json.dumps(outcome), encoding="utf-8")
