@@ -24,6 +24,7 @@ TEST = PROJECT["optional-dependencies"]["test"]
 MUTANTS = PROJECT["optional-dependencies"]["mutants"]
 FUZZ = PROJECT["optional-dependencies"]["fuzz"]
 FIGURES = PROJECT["optional-dependencies"]["figures"]
+LINT = PROJECT["optional-dependencies"]["lint"]
 ENV = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
 #: Stryker's report viewer for reports/mutants.html (npm); mutations/report.py checks the installed version against its own pin.
 VIEWER_PACKAGE, VIEWER_VERSION = "mutation-testing-elements", "3.9.0"
@@ -47,8 +48,9 @@ def _viewer(session: nox.Session) -> dict[str, str]:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, table, replay and real-program tests (what CI runs)."""
-    # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does.
-    _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES)
+    # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does; and
+    # the lint group: tests/core/test_import_contracts.py runs import-linter on a copy of the packages.
+    _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES, LINT)
     session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
 
 
@@ -113,3 +115,14 @@ def adopt_reference(session: nox.Session) -> None:
     """Deliberately adopt the edited reference/ as the new oracle and re-pin it."""
     _install(session, RUNTIME)
     session.run("python", "-m", "properties.pin", "--adopt", *session.posargs, env=ENV)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """The architecture checked: import-linter's contracts (``[tool.importlinter]``), ruff and mypy, each pinned."""
+    # The runtime and test dependencies too: mypy follows imports into attrs, hypothesis, pytest and the rest.
+    _install(session, RUNTIME, TEST, LINT)
+    # No cache: a graph cached before a package gained its __init__.py misses that package (seen with grimp 3.20).
+    session.run("lint-imports", "--no-cache", env=ENV)
+    session.run("ruff", "check", ".", env=ENV)
+    session.run("mypy", env=ENV)

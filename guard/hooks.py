@@ -170,10 +170,11 @@ def same(left: Any, right: Any) -> bool:
         return left.keys() == right.keys() and all(same(left[key], right[key]) for key in left)
     if isinstance(left, (list, tuple)):
         return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right))
-    return left == right
+    equal: bool = left == right
+    return equal
 
 
-def details_of(result: Any) -> dict:
+def details_of(result: Any) -> dict[str, Any]:
     details = result.get("details") if isinstance(result, dict) else None
     return details if isinstance(details, dict) else {}
 
@@ -196,7 +197,7 @@ def result_text(result: Any) -> str:
     return "\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
 
 
-def text_message(message: Any, text: str) -> dict:
+def text_message(message: Any, text: str) -> dict[str, Any]:
     """A copy of a persisted message whose only content is ``text`` (its other keys are kept)."""
     kept = message if isinstance(message, dict) else {}
     return {**kept, "content": [{"type": "text", "text": text}]}
@@ -305,7 +306,8 @@ class ToolLoopGuard:
         if not self._routing_active():
             return False
         # Seed 002: only the write the refusal asked for, one the router will bind as the new project.
-        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)
+        # The check above makes routing a RoutingState; mypy cannot follow it through _routing_active().
+        return binds_new_project(record.tool, record.params, self.routing, self.root, self.read_paths)  # type: ignore[arg-type]
 
     def _exhausted_reason(self) -> str:
         """The stopped run's answer: the instruction at the first boundary, then the stop and one abort."""
@@ -331,7 +333,8 @@ class ToolLoopGuard:
         return self.routing is not None and self.routing.initialized
 
     def _project_started(self) -> bool:
-        return self.routing.binding is not None or self.routing.first_project_file
+        # Called only on the router's path, where routing is active (a RoutingState).
+        return self.routing.binding is not None or self.routing.first_project_file  # type: ignore[union-attr]
 
     def _route(self, record: PendingCall) -> Decision:
         if not self._routing_active():
@@ -380,7 +383,7 @@ class ToolLoopGuard:
         path = write_path(record.tool, record.params)
         if path is not None and not self._project_started():
             # Seed 002: the router reserves and binds the project in before_tool_call, before the write runs.
-            self.routing = attrs.evolve(self.routing, binding=self._project_folder(path))
+            self.routing = attrs.evolve(self.routing, binding=self._project_folder(path))  # type: ignore[misc]
         read = record.args.get("path") if record.real_tool in READ_IDS and isinstance(record.args, dict) else None
         if isinstance(read, str):
             self.read_paths.append(read)
@@ -464,7 +467,7 @@ class ToolLoopGuard:
         self.budget.observe_result(call_id, tool, params, flags["failed"], **flags["allowances"])
         self._note_stop(was, call_id)
 
-    def _flags(self, bound: PendingCall | None, receipt: Any, error: Any, kind: str | None) -> dict:
+    def _flags(self, bound: PendingCall | None, receipt: Any, error: Any, kind: str | None) -> dict[str, Any]:
         # Seed 001: the tool's own recorded result is what gets classified, so both hook orders agree.
         source = bound.recorded if bound is not None and bound.has_record else receipt
         # Seed 001: a capped copy without a record cannot be classified: charged at once, nothing granted.
@@ -484,7 +487,7 @@ class ToolLoopGuard:
             return True
         return failed_outcome(source, error) or (isinstance(receipt, dict) and receipt.get("isError") is True)
 
-    def _allowances(self, bound: PendingCall, inner: Any, failed: bool, kind: str | None) -> dict:
+    def _allowances(self, bound: PendingCall, inner: Any, failed: bool, kind: str | None) -> dict[str, Any]:
         """The seeds' flags for a bound receipt; ``inner`` is the real tool's result (unwrapped from Tool Search)."""
         inspection = bound.real_tool == INSPECTION_TOOL
         return {

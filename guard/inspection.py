@@ -24,7 +24,7 @@ INSPECTION_TOOL = "pixel_ods_workspace_preview_inspect"
 LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector"})
 
 
-def _inspection_details(result: Any) -> dict | None:
+def _inspection_details(result: Any) -> dict[str, Any] | None:
     if not isinstance(result, dict):
         return None
     details = result.get("details")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import attrs
 
 
-def _positive(_instance: object, attribute: attrs.Attribute, value: int) -> None:
+def _positive(_instance: object, attribute: "attrs.Attribute[int]", value: int) -> None:
     if type(value) is not int or value < 1:
         raise ValueError(f"{attribute.name} must be a positive integer, got {value!r}")
 

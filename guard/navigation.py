@@ -25,7 +25,7 @@ Choices where the seed and spec are silent (reviewed as a safety guard would be)
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -59,7 +59,7 @@ class Outcome:
     insufficient: bool = False
     reserve: int = 0
 
-    def outward(self) -> tuple:
+    def outward(self) -> tuple[Any, ...]:
         """The fields the caller sees, as the reference returns them."""
         return (self.answer, self.truncated, self.error, self.citations, self.finished_at)
 
@@ -142,13 +142,14 @@ def _child_reply(request: Request, ports: Ports, child: Any, observer: Observer,
         if message.role == "assistant":
             last = message.text
             break
-    for action in (lambda: ports.teardown.delete(child), lambda: ports.teardown.revoke(request.grant)):
+    actions: tuple[Callable[[], object], ...] = (lambda: ports.teardown.delete(child), lambda: ports.teardown.revoke(request.grant))
+    for action in actions:
         try:
             action()
         except Exception:  # the reference path keeps the reference's best-effort teardown
             pass
     parsed = parse_reply(last)
-    common = dict(finished_at=ports.clock.now(), tool_calls=observer.tool_calls, no_progress=observer.streak,
+    common: dict[str, Any] = dict(finished_at=ports.clock.now(), tool_calls=observer.tool_calls, no_progress=observer.streak,
                   evidence_chars=observer.evidence_chars, reserve=reserve)
     if parsed is None:
         return Outcome(None, True, "no answer", (), **common)
@@ -160,7 +161,7 @@ def _finish(request: Request, ports: Ports, child: Any, observer: Observer, stop
             reserve: int) -> Outcome:
     clock = ports.clock
 
-    def end(answer: "str | None", error: "str | None", citations: tuple = (), dropped: tuple = (),
+    def end(answer: "str | None", error: "str | None", citations: tuple[str, ...] = (), dropped: tuple[str, ...] = (),
             insufficient: bool = False) -> Outcome:
         # Seed 003: every synthesized or partial result is truncated: true (else partial coverage looks complete).
         return Outcome(answer, True, error, citations, clock.now(), stop, observer.tool_calls, observer.streak,

@@ -6,7 +6,7 @@ This module holds the bookkeeping; ``guard.navigation`` decides when to stop.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 import attrs
 
@@ -51,17 +51,17 @@ class Observer:
     """What the controller has read of the child: each message once, in order."""
 
     limits: NavigationLimits
-    seen: set = attrs.field(factory=set)
+    seen: set[Any] = attrs.field(factory=set)
     tool_calls: int = 0
     #: Consecutive no-progress results (progress resets it).
     streak: int = 0
-    results: list = attrs.field(factory=list)  # (message id, class, detail)
-    texts: set = attrs.field(factory=set)
+    results: list[Any] = attrs.field(factory=list)  # (message id, class, detail)
+    texts: set[Any] = attrs.field(factory=set)
     #: Kept evidence: (source, text) pieces, at most ``limits.evidence_chars`` characters in all.
-    evidence: list = attrs.field(factory=list)
+    evidence: list[Any] = attrs.field(factory=list)
     evidence_chars: int = 0
     evidence_capped: bool = False
-    unique: list = attrs.field(factory=list)
+    unique: list[Any] = attrs.field(factory=list)
 
     def read(self, snapshot: Iterable[Message]) -> "str | None":
         """Take in the new messages of one slice; the first bound they reached, in message order, or None."""

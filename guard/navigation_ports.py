@@ -8,7 +8,7 @@ touches a network. Times are integer milliseconds on the injected clock.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import attrs
 
@@ -51,7 +51,7 @@ class Request:
     delegation_timeout_ms: int
     grant: Grant
     #: The selected bucket: the source ids an answer may cite.
-    bucket: frozenset = frozenset()
+    bucket: frozenset[str] = frozenset()
     #: The caller's token budget for the answer (passed through unchanged).
     output_tokens: int = 1_500
     #: ``enableSummaryThinking``; False asks the synthesis for no thinking.
@@ -65,7 +65,7 @@ class SynthesisCall:
     model: str
     prompt: str
     evidence_chars: int
-    tools: tuple = ()
+    tools: tuple[Any, ...] = ()
     deadline: int = 0
     thinking: bool = True
     output_tokens: int = 0

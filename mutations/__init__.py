@@ -11,11 +11,13 @@ Options: ``--only-mutmut``, ``--only-catalogue`` (catalogue and red check),
 default 2), ``--seed N`` (passed to the property drivers, printed).
 
 Modules: ``mutmut_layer`` (drives ``mutmut run``, reads ``mutants/**/*.meta``,
-judges ``equivalents.toml``), ``catalogue`` (the named rule mutations) and
-``catalogue_runner`` (applies each to a scratch copy, see ``scratch``),
-``red_check`` (the earlier behaviour behind the new interface),
-``pytest_plugin`` (ordering, deadlines and killer records for runs under
-mutation), ``report``.
+judges ``equivalents.toml``), ``entry`` (the model of a named rule mutation),
+``entries/`` (one file of entries per subject), ``catalogue`` (assembles and
+checks them, levels from the registry) and ``catalogue_runner`` (applies each,
+warm or to a scratch copy, see ``scratch``), ``red_check`` (the earlier
+behaviours of ``earlier/`` behind the new interface), ``content_cache`` (the
+one content-hash cache of every layer), ``pytest_plugin`` (ordering, deadlines
+and killer records for runs under mutation), ``report``.
 
 ``mutants/`` is mutmut's cache and is kept between runs: mutmut re-tests the
 mutants of changed functions, and this package re-tests the verdicts an

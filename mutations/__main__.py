@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if args.verdict_alone or args.all or args.sample or args.properties_from or args.record_before:
         return _verdict_alone(args)
-    from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer, pytest_plugin, red_check, report
+    from mutations import catalogue, entry, equivalents, mutmut_layer, pytest_plugin
 
     try:
         listed = equivalents.load()
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         entries = catalogue.entries()
         if not args.only_catalogue:
             mutmut_layer.check_mutmut()
-    except (equivalents.EquivalentsError, catalogue.CatalogueError, mutmut_layer.MutmutSetupError,
+    except (equivalents.EquivalentsError, entry.CatalogueError, mutmut_layer.MutmutSetupError,
             pytest_plugin.LeftOutError) as error:
         sys.stderr.write(f"python -m mutations: {error}\n")
         return 2

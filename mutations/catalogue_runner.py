@@ -19,19 +19,22 @@ warm baseline fails, the warm kills are judged again cold.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import shutil
 import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from mutations import scratch
-from mutations.catalogue import PROPERTY_LEVELS, CatalogueError, Entry
+from mutations import content_cache, scratch
+from mutations.catalogue import judged_by_verdict
+from mutations.entry import CatalogueError, Entry
+
+if TYPE_CHECKING:
+    from mutations import warm
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -95,7 +98,7 @@ class CatalogueResult:
 def judge(entry: Entry, properties: scratch.Outcome, tests: scratch.Outcome) -> tuple[str, str]:
     """(status, detail) of an entry from its two suites: the verdict must name a declared invariant (issue 22)."""
     problems = []
-    if entry.level in PROPERTY_LEVELS:
+    if judged_by_verdict(entry):
         if scratch.properties_missing(properties):
             return PROPERTIES_MISSING, "python -m properties --mutants does not exist"
         if properties.exit_code is None:
@@ -137,7 +140,7 @@ def _run_entry(root: Path, entry: Entry, seed: int, durations: Path | None, work
         # Budget-, hook- and navigation-level entries owe a kill to the property drivers (their subjects);
         # classifiers have tables.
         properties = (scratch.run_properties(copy, label, seed, SUITE_TIMEOUT, first=entry.level)
-                      if entry.level in PROPERTY_LEVELS else NOT_RUN)
+                      if judged_by_verdict(entry) else NOT_RUN)
         tests = scratch.run_pytest(copy, label, durations, stop_at_first=True, timeout=SUITE_TIMEOUT,
                                    priority=tests_near(root, entry, durations))
         tests = scratch.confirm_deadline(copy, label, tests, durations, SUITE_TIMEOUT)
@@ -165,7 +168,7 @@ def tests_near(root: Path, entry: Entry, durations: Path | None) -> list[str]:
     except (OSError, ValueError, SyntaxError):
         return []
     module = entry.file[:-3].replace("/", ".")
-    lines = set()
+    lines: set[int] = set()
     for edit in entry.edits:
         at = source.find(edit.find)
         if at >= 0:
@@ -185,47 +188,14 @@ def tests_near(root: Path, entry: Entry, durations: Path | None) -> list[str]:
     return sorted(chosen)
 
 
-#: Sources whose change invalidates every cached verdict: the suites, the oracle, the harness, the set-up, and
-#: all of ``guard/`` (issue 22: a mutated function calls helpers anywhere in it, so an edit to any of them can
-#: turn a kill into a survivor).
-CONTEXT_PATHS = ("guard", "tests", "properties", "reference", "mutations", "pyproject.toml", "noxfile.py")
-
-
-def context_digest(root: Path, with_guard: bool = True) -> str:
-    """One hash over the code under test and every source that judges a mutant, read once per run (the red
-    check keys ``guard/`` itself, as each variant runs it: ``with_guard=False``)."""
-    digest = hashlib.sha256()
-    for name in CONTEXT_PATHS if with_guard else CONTEXT_PATHS[1:]:
-        path = root / name
-        files = sorted(path.rglob("*")) if path.is_dir() else [path]
-        for file in files:
-            if file.is_file() and "__pycache__" not in file.parts and file.suffix in (".py", ".toml", ".json"):
-                digest.update(file.relative_to(root).as_posix().encode())
-                digest.update(file.read_bytes())
-    return digest.hexdigest()
-
-
-def entry_key(root: Path, entry: Entry, seed: int, context: str) -> str:
+def entry_key(entry: Entry, seed: int, context: str) -> str:
     """What a cached kill depends on: the entry (its edits and the invariants it declares), the seed, and
-    ``context`` (``context_digest``: all of ``guard/`` and every judging source). A fresh clone has no cache,
-    so CI always runs every entry."""
-    digest = hashlib.sha256(f"{entry.id}\0{seed}\0{context}\0{entry.file}\0{','.join(entry.breaks)}".encode())
-    for edit in entry.edits:
-        digest.update(f"\0{edit.find}\0{edit.replace}\0".encode())
-    return digest.hexdigest()
+    ``context`` (``content_cache.judging_sources``: all of ``guard/`` and every judging source)."""
+    return content_cache.key(entry.id, str(seed), context, entry.file, ",".join(entry.breaks),
+                             *(part for edit in entry.edits for part in (edit.find, edit.replace)))
 
 
-def _load_cache(path: Path | None) -> dict[str, dict]:
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _cached(entry: Entry, hit: dict) -> EntryResult:
+def _cached(entry: Entry, hit: dict[str, Any]) -> EntryResult:
     return EntryResult(entry, KILLED, hit.get("properties_killer"), hit.get("test_killer"),
                        "ok (cached: entry, mutated function and judging sources unchanged)", 0.0, hit.get("line", 1),
                        path="cached")
@@ -250,9 +220,9 @@ def _run_entry_warm(server: "warm.Server", root: Path, entry: Entry, seed: int, 
         original = (root / entry.file).read_text(encoding="utf-8")
         mutated = entry.applied(original)
         label = f"catalogue:{entry.id}"
-        common = {"file": entry.file, "original": original, "mutated": mutated}
+        common: dict[str, Any] = {"file": entry.file, "original": original, "mutated": mutated}
         properties = NOT_RUN
-        if entry.level in PROPERTY_LEVELS:
+        if judged_by_verdict(entry):
             found = server.judge("properties", label, scratch_dir, seed, SUITE_TIMEOUT, first=entry.level, **common)
             if "not_patchable" in found or "crashed" in found:
                 return None, found.get("not_patchable") or found["crashed"]
@@ -361,10 +331,10 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="guard-catalogue-"))
-    cached = _load_cache(cache)
-    context = context_digest(root)
-    keys = {entry.id: entry_key(root, entry, seed, context) for entry in entries}
-    hits = {entry.id for entry in entries if cached.get(entry.id, {}).get("key") == keys[entry.id]}
+    cached = content_cache.Cache.load(cache)
+    context = content_cache.judging_sources(root)
+    keys = {entry.id: entry_key(entry, seed, context) for entry in entries}
+    hits = {entry.id: hit for entry in entries if (hit := cached.get(entry.id, keys[entry.id])) is not None}
     why_cold = {entry.id: ("warm path off" if not use_warm else warm.patchable(root, entry)) for entry in entries}
     local = threading.local()
     servers: list[warm.Server] = []
@@ -409,7 +379,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
             return
         try:
             warm_state["baseline"] = _warm_baseline(chosen, seed, work, killer_tests(kills),
-                                                    any(result.entry.level in PROPERTY_LEVELS for result in kills))
+                                                    any(judged_by_verdict(result.entry) for result in kills))
         except warm.ServerError as error:
             warm_state["baseline"] = str(error)
 
@@ -421,7 +391,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
                 if not kills:
                     return None
                 return pool.submit(_baseline, root, seed, durations, work, killer_tests(kills),
-                                   any(result.entry.level in PROPERTY_LEVELS for result in kills))
+                                   any(judged_by_verdict(result.entry) for result in kills))
 
             def show(result: EntryResult) -> None:
                 live.update(LABEL, done=len(results), total=len(entries), unit="entries", eta=True)
@@ -432,7 +402,7 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
             futures = [None if entry.id in hits else pool.submit(judge_entry, entry) for entry in entries]
             results = []
             for entry, future in zip(entries, futures):
-                results.append(_cached(entry, cached[entry.id]) if future is None else future.result())
+                results.append(_cached(entry, hits[entry.id]) if future is None else future.result())
                 show(results[-1])
             # The baselines vouch for this run's kills, each on its own path (a cached kill was vouched for when
             # it was made, on the same sources).
@@ -460,12 +430,9 @@ def run(root: Path, entries: tuple[Entry, ...], jobs: int, seed: int, durations:
         for found in servers:
             found.close()
         shutil.rmtree(work, ignore_errors=True)
-    if cache is not None:
-        kept = {
-            result.entry.id: {"key": keys[result.entry.id], "properties_killer": result.properties_killer,
-                              "test_killer": result.test_killer, "line": result.line}
-            for result in results if result.status == KILLED
-        }
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for result in results:
+        if result.status == KILLED:
+            cached.keep(result.entry.id, keys[result.entry.id], {"properties_killer": result.properties_killer,
+                                                                 "test_killer": result.test_killer, "line": result.line})
+    cached.save()
     return CatalogueResult(results, baseline, available, time.monotonic() - started, warm_baseline=warm_state["baseline"])

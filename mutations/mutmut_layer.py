@@ -11,7 +11,6 @@ cheap.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import re
@@ -24,7 +23,7 @@ from typing import Any, Callable
 
 import attrs
 
-from mutations import scratch
+from mutations import content_cache, scratch
 from mutations.equivalents import Equivalent
 from properties import progress
 
@@ -173,28 +172,21 @@ TEST_KEYS = "mutations-test-keys.json"
 _HARNESS = ("properties", "reference")
 
 
-def _test_keys(root: Path) -> dict[str, str]:
+def test_keys(root: Path) -> dict[str, str]:
     """One key per test file: its text, conftest.py, and the harness packages it imports (properties/, reference/).
 
     mutmut re-tests a mutant only when the mutated function changes; it never
     notices an edited test. These keys let the session notice instead.
     """
-    harness = {}
-    for package in _HARNESS:
-        digest = hashlib.sha256()
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-        harness[package] = digest.hexdigest()
+    harness = {package: content_cache.tree_digest(root, [package], (".py",)) for package in _HARNESS}
     conftest = root / "tests" / "conftest.py"
     shared = conftest.read_bytes() if conftest.is_file() else b""
     keys = {}
-    for path in sorted((root / "tests").rglob("*.py")):
+    for path in content_cache.files_under(root, ["tests"], (".py",)):
         text = path.read_bytes()
-        digest = hashlib.sha256(text + b"\0" + shared)
-        for package in _HARNESS:
-            if re.search(rb"^\s*(from|import)\s+" + package.encode() + rb"\b", text, re.MULTILINE):
-                digest.update(harness[package].encode())
-        keys[path.relative_to(root).as_posix()] = digest.hexdigest()
+        imported = [harness[package] for package in _HARNESS
+                    if re.search(rb"^\s*(from|import)\s+" + package.encode() + rb"\b", text, re.MULTILINE)]
+        keys[path.relative_to(root).as_posix()] = content_cache.key(text, shared, *imported)
     return keys
 
 
@@ -205,12 +197,11 @@ def _invalidate_for_test_changes(root: Path) -> int:
     new test may kill it); a kill is re-tested when the file of the test that
     killed it changed or is gone, or when its killer is unknown.
     """
-    stored = root / "mutants" / TEST_KEYS
-    try:
-        previous = json.loads(stored.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    stored = content_cache.Cache.load(root / "mutants" / TEST_KEYS)
+    if not stored.found:
         return 0
-    current = _test_keys(root)
+    previous = stored.stored_keys()
+    current = test_keys(root)
     changed = {name for name in previous.keys() | current.keys() if previous.get(name) != current.get(name)}
     if not changed:
         return 0
@@ -236,7 +227,10 @@ def _invalidate_for_test_changes(root: Path) -> int:
 
 
 def _store_test_keys(root: Path) -> None:
-    (root / "mutants" / TEST_KEYS).write_text(json.dumps(_test_keys(root), indent=1), encoding="utf-8")
+    keys = content_cache.Cache(root / "mutants" / TEST_KEYS)
+    for name, current in test_keys(root).items():
+        keys.keep(name, current)
+    keys.save()
 
 
 def _snapshot(root: Path) -> dict[str, tuple]:
@@ -416,12 +410,12 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
     code_lines = orig_code.splitlines()
     def_index = next((i for i, text in enumerate(code_lines) if re.match(r"\s*(async\s+)?def\s", text)), 0)
     first_relative, first_text = removed[0]
-    line = function[0] + (first_relative - 1 - def_index)
-    if not (0 < line <= len(source_lines)) or source_lines[line - 1].strip() != first_text.strip():
+    at = function[0] + (first_relative - 1 - def_index)
+    if not (0 < at <= len(source_lines)) or source_lines[at - 1].strip() != first_text.strip():
         # The index and the file disagree (comments above the def, say): find the text inside the function.
         candidates = [n for n in range(function[0], function[1] + 1) if source_lines[n - 1].strip() == first_text.strip()]
-        line = candidates[0] if candidates else function[0]
-    file_text = source_lines[line - 1]
+        at = candidates[0] if candidates else function[0]
+    file_text = source_lines[at - 1]
     indent = (len(file_text) - len(file_text.lstrip())) - (len(first_text) - len(first_text.lstrip()))
     if len(removed) == 1 and len(added) == 1:
         old, new = first_text, added[0]
@@ -438,13 +432,13 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
             _wordy(old[len(old) - suffix - 1:len(old) - suffix]) or _wordy(new[len(new) - suffix - 1:len(new) - suffix])
         ):
             suffix -= 1
-        mutant.line = mutant.end_line = line
+        mutant.line = mutant.end_line = at
         mutant.start_column = prefix + indent + 1
         mutant.end_column = len(old) - suffix + indent + 1
         mutant.replacement = new[prefix:len(new) - suffix]
         return
-    mutant.line = line
-    mutant.end_line = min(line + len(removed) - 1, len(source_lines))
+    mutant.line = at
+    mutant.end_line = min(at + len(removed) - 1, len(source_lines))
     mutant.start_column = len(file_text) - len(file_text.lstrip()) + 1
     mutant.end_column = len(source_lines[mutant.end_line - 1]) + 1
     mutant.replacement = new_text.strip()
@@ -496,14 +490,7 @@ def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
     """
     previous = Path.cwd()
     os.chdir(root)
-    cache_path = root / "mutants" / DIFF_CACHE
-    try:
-        cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        if not isinstance(cached, dict):
-            cached = {}
-    except (OSError, ValueError):
-        cached = {}
-    kept: dict[str, list[str]] = {}
+    cache = content_cache.Cache.load(root / "mutants" / DIFF_CACHE)
     try:
         import libcst
         from mutmut.mutation.diff_apply import get_diff_for_mutant, read_functions_from_index
@@ -514,10 +501,10 @@ def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
         lines: dict[str, list[str]] = {}
         for mutant in mutants:
             texts = _function_texts(mutant.path, mutant.name, spans, lines)
-            key = hashlib.sha256(texts.encode("utf-8")).hexdigest() if texts is not None else None
-            hit = cached.get(mutant.name)
-            if key is not None and isinstance(hit, list) and len(hit) == 3 and hit[0] == key:
-                mutant.diff, orig_code = hit[1], hit[2]
+            key = content_cache.key(texts) if texts is not None else None
+            hit = cache.get(mutant.name, key) if key is not None else None
+            if hit is not None and isinstance(hit.get("diff"), str) and isinstance(hit.get("orig"), str):
+                mutant.diff, orig_code = hit["diff"], hit["orig"]
             else:
                 try:
                     mutant.diff = get_diff_for_mutant(mutant.name, path=mutant.path)
@@ -528,14 +515,14 @@ def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
                     mutant.one_line = mutant.diff
                     continue
             if key is not None:
-                kept[mutant.name] = [key, mutant.diff, orig_code]
+                cache.keep(mutant.name, key, {"diff": mutant.diff, "orig": orig_code})
             function_name, class_name = orig_function_and_class_names_from_key(mutant.name)
             function = functions_by_path.get(mutant.path, {}).get((class_name, function_name.rpartition(".")[2]))
             _describe(mutant, sources[mutant.path].splitlines(), function, orig_code)
     finally:
         os.chdir(previous)
     try:
-        cache_path.write_text(json.dumps(kept, sort_keys=True) + "\n", encoding="utf-8")
+        cache.save()
     except OSError:
         pass  # only a saving: the next run reads the diffs from mutmut again
 

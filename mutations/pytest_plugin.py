@@ -67,6 +67,8 @@ def pytest_configure(config: Any) -> None:
     except ImportError:
         return
     current = settings.default
+    if current is None:
+        return
     if HealthCheck.differing_executors in current.suppress_health_check:
         return
     settings.register_profile(

@@ -1,19 +1,20 @@
 """The red check: the new tests, run against the earlier behaviour, must fail.
 
-Two scratch copies, each with one earlier behaviour put back behind the
-production interface:
+Scratch copies, each with one earlier behaviour put back behind the
+production interface. Each behaviour is a module of ``mutations/earlier/``
+(``VARIANTS`` pairs it with the definition it replaces): the transform copies
+that module, and the reference's module of the earlier rules when it needs
+one, into the copy's ``guard/`` (``red_check_earlier.py``,
+``red_check_rules.py``; so the copy's guard still imports nothing from
+``reference``), and appends to the target file the one statement that rebinds
+the definition to what the module builds:
 
-* ``earlier-budget``: ``guard/budget.py``'s ``RunProgressBudget`` becomes an
-  adapter over the reference rules (a verbatim copy of ``reference/budget.py``
-  placed inside ``guard/`` of the copy, so the copy's guard still imports
-  nothing from ``reference``). The seeds' arguments are accepted and ignored,
-  ``correct_fuse`` admits nothing, ``pending_correction`` is always None and
-  ``failure_ends`` answers by observing one failure on a copy.
+* ``earlier-budget``: ``RunProgressBudget`` over the reference budget rules
+  (``mutations/earlier/budget.py``).
 * ``earlier-lookup``: ``lookup_found_nothing`` always answers False, i.e.
-  every non-zero exit is a failure again.
-* ``earlier-navigation``: ``guard.navigation.navigate`` waits for the child
-  the earlier way (a copy of ``reference/navigation.py`` inside the copy's
-  ``guard/``), returning its outcome in the production record.
+  every non-zero exit is a failure again (``mutations/earlier/lookup.py``).
+* ``earlier-navigation``: ``navigate`` waits for the child the earlier way
+  (``mutations/earlier/navigation.py`` over ``reference/navigation.py``).
 
 Each copy runs the whole pytest suite (no ``-x``); the failing tests are the
 ones that pin down the new behaviour. A copy on which nothing fails means the
@@ -34,72 +35,9 @@ from pathlib import Path
 
 import attrs
 
-from mutations import red_outcomes, scratch
+from mutations import content_cache, red_outcomes, scratch
 
 RED_TIMEOUT = 900.0
-
-_ADAPTER = '''
-
-# ---- red check: the earlier budget behind the production interface (scratch copy only) ----
-import copy as _red_copy
-import itertools as _red_itertools
-
-from guard import _earlier_budget as _red_earlier
-
-_RED_PROBES = _red_itertools.count()
-
-
-class RunProgressBudget(_red_earlier.ReferenceBudget):
-    """The reference rules with the production signature: new arguments ignored, nothing deferred or granted."""
-
-    def __init__(self, limits=None, **_ignored):
-        # Production Limits carries every field the reference reads, under the same names.
-        super().__init__(limits if limits is not None else Limits())
-        self.deferred = None
-        self.deferrals_used = 0
-        self.correction = None
-        self.corrected_kinds = set()
-        self.free_lookups_used = 0
-
-    def observe_result(self, call_id, tool, params, failed, pending=False, discovery=False, lane=None, **_ignored):
-        super().observe_result(call_id, tool, params, failed, pending=pending, discovery=discovery, lane=lane)
-
-    @property
-    def pending_correction(self):
-        return None
-
-    def correct_fuse(self, remedy):
-        return False
-
-    def failure_ends(self, lane=None, correctable=False, empty_lookup=False):
-        if self.terminal or self.rounds >= self.limits.rounds_without_progress:
-            return True
-        probe = _red_copy.deepcopy(self)
-        probe.observe_result(f"red-check-probe-{next(_RED_PROBES)}", "red-check-probe", None, True, lane=lane)
-        named = _red_earlier.lane_of(lane)
-        return probe.terminal or (named is not None and named in probe.exhausted_lanes)
-'''
-
-_LOOKUP_REVERT = '''
-
-# ---- red check: the lookup classifier before seed 000 (scratch copy only) ----
-def lookup_found_nothing(*_args, **_kwargs):
-    """Every non-zero exit is a failure again: no lookup ever counts as having found nothing."""
-    return False
-'''
-
-
-_NAVIGATION_ADAPTER = '''
-
-# ---- red check: the earlier navigation behind the production interface (scratch copy only) ----
-from guard import _earlier_navigation as _red_navigation
-
-
-def navigate(request, ports, limits=NavigationLimits()):
-    """The earlier blind wait: no observation, no bounds, no synthesis; best-effort teardown."""
-    earlier = _red_navigation.navigate(request, ports.clock, ports.spawner, ports.teardown)
-    return Outcome(earlier.answer, earlier.truncated, earlier.error, earlier.citations, earlier.finished_at)
-'''
 
 
 class RedCheckError(Exception):
@@ -130,38 +68,59 @@ class Variant:
         return (f"{self.problem} ({failed}{apart}{errors})" if self.problem else failed + apart + errors)
 
 
-def _earlier_budget(copy: Path) -> None:
-    budget = copy / "guard" / "budget.py"
-    text = budget.read_text(encoding="utf-8")
-    if "class RunProgressBudget" not in text or "from guard.limits import Limits" not in text:
-        raise RedCheckError("guard/budget.py: RunProgressBudget or its Limits import not found")
-    shutil.copyfile(copy / "reference" / "budget.py", copy / "guard" / "_earlier_budget.py")
-    budget.write_text(text + _ADAPTER, encoding="utf-8")
+@attrs.frozen
+class EarlierBehaviour:
+    """One variant: which definition of which ``guard/`` file goes back to its earlier behaviour, and how."""
 
-
-def _earlier_lookup(copy: Path) -> None:
-    lookup = copy / "guard" / "lookup.py"
-    if not lookup.is_file():
-        raise RedCheckError("guard/lookup.py: file not found")
-    text = lookup.read_text(encoding="utf-8")
-    if not re.search(r"^def lookup_found_nothing\(", text, re.MULTILINE):
-        raise RedCheckError("guard/lookup.py: def lookup_found_nothing not found")
-    lookup.write_text(text + _LOOKUP_REVERT, encoding="utf-8")
-
-
-def _earlier_navigation(copy: Path) -> None:
-    navigation = copy / "guard" / "navigation.py"
-    if not navigation.is_file() or not re.search(r"^def navigate\(", navigation.read_text(encoding="utf-8"), re.MULTILINE):
-        raise RedCheckError("guard/navigation.py: def navigate not found")
-    shutil.copyfile(copy / "reference" / "navigation.py", copy / "guard" / "_earlier_navigation.py")
-    navigation.write_text(navigation.read_text(encoding="utf-8") + _NAVIGATION_ADAPTER, encoding="utf-8")
+    name: str
+    description: str
+    #: The ``guard/`` file whose definition is rebound, and the top-level name rebound there.
+    target: str
+    rebinds: str
+    #: The module of ``mutations/earlier/`` that builds the replacement.
+    module: str
+    #: The reference's module of the earlier rules the replacement wraps, or "" when it needs none.
+    rules: str = ""
 
 
 VARIANTS = (
-    ("earlier-budget", "the reference budget behind the production interface (new arguments ignored, no correct_fuse admission, pending_correction None)", _earlier_budget),
-    ("earlier-lookup", "lookup_found_nothing always False (every non-zero exit is a failure)", _earlier_lookup),
-    ("earlier-navigation", "the reference's blind wait behind guard.navigation.navigate (seed 003)", _earlier_navigation),
+    EarlierBehaviour("earlier-budget", "the reference budget behind the production interface (new arguments ignored, "
+                     "no correct_fuse admission, pending_correction None)", "guard/budget.py", "RunProgressBudget",
+                     "mutations/earlier/budget.py", "reference/budget.py"),
+    EarlierBehaviour("earlier-lookup", "lookup_found_nothing always False (every non-zero exit is a failure)",
+                     "guard/lookup.py", "lookup_found_nothing", "mutations/earlier/lookup.py"),
+    EarlierBehaviour("earlier-navigation", "the reference's blind wait behind guard.navigation.navigate (seed 003)",
+                     "guard/navigation.py", "navigate", "mutations/earlier/navigation.py", "reference/navigation.py"),
 )
+#: Where the transform puts the two modules inside the copy's ``guard/``.
+EARLIER_MODULE = "red_check_earlier"
+RULES_MODULE = "red_check_rules"
+
+
+def rebinding(variant: EarlierBehaviour) -> str:
+    """The statements appended to ``variant.target``: the definition rebound to the earlier behaviour."""
+    imports = f"from guard import {EARLIER_MODULE} as red_check_earlier_behaviour\n"
+    rules = "None"
+    if variant.rules:
+        imports += f"from guard import {RULES_MODULE} as red_check_earlier_rules\n"
+        rules = "red_check_earlier_rules"
+    return (f"\n\n# ---- red check (scratch copy only): {variant.rebinds} is {variant.module}'s earlier behaviour ----\n"
+            f"{imports}\n{variant.rebinds} = red_check_earlier_behaviour.earlier(globals(), {rules})\n")
+
+
+def put_back(copy: Path, variant: EarlierBehaviour) -> None:
+    """Put ``variant``'s earlier behaviour back in the scratch copy ``copy``; RedCheckError when its target is gone."""
+    target = copy / variant.target
+    if not target.is_file():
+        raise RedCheckError(f"{variant.target}: file not found")
+    text = target.read_text(encoding="utf-8")
+    if not re.search(rf"^(def|class) {re.escape(variant.rebinds)}\b", text, re.MULTILINE):
+        raise RedCheckError(f"{variant.target}: def or class {variant.rebinds} not found")
+    shutil.copyfile(copy / variant.module, copy / "guard" / f"{EARLIER_MODULE}.py")
+    if variant.rules:
+        shutil.copyfile(copy / variant.rules, copy / "guard" / f"{RULES_MODULE}.py")
+    target.write_text(text + rebinding(variant), encoding="utf-8")
+
 
 #: Per variant: the test folders (and files) of the seeds it takes back (issue 22: a variant is caught only by
 #: behavioural tests of its own seed). The budget's deferral and refusal remedy are seeds 001 and 002, judged by
@@ -189,11 +148,7 @@ def split_catches(variant: str, failed: list[tuple[str, str]]) -> tuple[list[str
 
 
 #: Per variant: the file of ``guard/`` its transform appends to, and the top-level definition it rebinds there.
-REBINDS = {
-    "earlier-budget": ("guard/budget.py", "RunProgressBudget"),
-    "earlier-lookup": ("guard/lookup.py", "lookup_found_nothing"),
-    "earlier-navigation": ("guard/navigation.py", "navigate"),
-}
+REBINDS = {variant.name: (variant.target, variant.rebinds) for variant in VARIANTS}
 
 
 def _summary(tail: str) -> str:
@@ -203,12 +158,13 @@ def _summary(tail: str) -> str:
     return (tail.splitlines() or ["no output"])[-1]
 
 
-def _run_variant(root: Path, name: str, description: str, apply, durations: Path | None, work: Path) -> Variant:
+def _run_variant(root: Path, behaviour: EarlierBehaviour, durations: Path | None, work: Path) -> Variant:
+    name, description = behaviour.name, behaviour.description
     parent = Path(tempfile.mkdtemp(prefix=f"red-{name}-", dir=work))
     try:
         copy = scratch.make(root, parent)
         try:
-            apply(copy)
+            put_back(copy, behaviour)
         except RedCheckError as error:
             return Variant(name, description, [], "", str(error), 0.0)
         outcomes = parent / "red-outcomes.tsv"
@@ -275,83 +231,74 @@ def dead_bodies_left_out(text: str, name: str) -> str:
     return "".join(lines)
 
 
-def _digest(root: Path, variant: str, context: str) -> str:
+def variant_key(root: Path, variant: str, context: str) -> str:
     """Everything the variant's outcome depends on: every judging source and ``guard/`` as the variant runs it.
 
     The variant's own target file counts without the bodies its rebinding
     leaves unreachable (``dead_bodies_left_out``): a rerun after an edit to,
     say, ``RunProgressBudget.failure_ends`` reruns the other two variants, not
     ``earlier-budget``, which never runs that code. ``context`` is
-    ``catalogue_runner.context_digest`` (every judging source), read once per run.
+    ``content_cache.judging_sources(root, with_guard=False)``, read once per run.
     """
-    import hashlib
-
     target, name = REBINDS[variant]
-    digest = hashlib.sha256(f"{variant}\0{context}".encode())
-    for path in sorted((root / "guard").rglob("*.py")):
-        if "__pycache__" in path.parts:
+
+    def as_run(relative: str, data: bytes) -> bytes:
+        if relative != target:
+            return data
+        return dead_bodies_left_out(data.decode("utf-8", "replace"), name).encode("utf-8")
+
+    return content_cache.key(variant, context, content_cache.tree_digest(root, ["guard"], (".py",), as_run))
+
+
+def reused_outcomes(cache: content_cache.Cache, keys: dict[str, str]) -> dict[str, Variant]:
+    """The stored red outcomes whose variant's key (``variant_key``) is still the same."""
+    found = {}
+    for name, current in keys.items():
+        row = cache.get(name, current)
+        try:
+            if row is not None:
+                found[name] = Variant(name, row["description"], list(row["failing"]), row["summary"], None, 0.0,
+                                      list(row["errored"]), list(row.get("apart", [])))
+        except (KeyError, TypeError):
             continue
-        relative = path.relative_to(root).as_posix()
-        data = path.read_bytes()
-        if relative == target:
-            data = dead_bodies_left_out(data.decode("utf-8", "replace"), name).encode("utf-8")
-        digest.update(relative.encode() + b"\0" + data + b"\0")
-    return digest.hexdigest()
+    return found
 
 
-def _load_cache(path: Path | None, keys: dict[str, str]) -> dict[str, Variant]:
-    """The stored red outcomes whose variant's key (``_digest``) is still the same."""
-    import json
-
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {name: Variant(name, row["description"], list(row["failing"]), row["summary"], None, 0.0, list(row["errored"]),
-                              list(row.get("apart", [])))
-                for name, row in data["variants"].items() if name in keys and row.get("key") == keys[name]}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
+REUSED = " (reused: nothing it runs changed since it ran)"
 
 
-def _store_cache(path: Path | None, keys: dict[str, str], variants: list[Variant]) -> None:
-    import json
-
-    if path is None:
-        return
-    kept = {variant.name: {"key": keys[variant.name], "description": variant.description, "failing": variant.failing,
-                           "summary": variant.summary.removesuffix(_REUSED), "errored": variant.errored,
-                           "apart": variant.apart}
-            for variant in variants if variant.problem is None}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"variants": kept}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-
-_REUSED = " (reused: nothing it runs changed since it ran)"
+def keep_red(cache: content_cache.Cache, keys: dict[str, str], variants: list[Variant]) -> None:
+    """Keep every red outcome (a variant with no problem) under its key for the next run; a variant that caught
+    nothing is always run again."""
+    for variant in variants:
+        if variant.problem is None:
+            cache.keep(variant.name, keys[variant.name], {
+                "description": variant.description, "failing": variant.failing,
+                "summary": variant.summary.removesuffix(REUSED), "errored": variant.errored, "apart": variant.apart})
 
 
 def run(root: Path, jobs: int, durations: Path | None, cache: Path | None = None) -> list[Variant]:
     """Every variant; with ``cache``, a red outcome is reused while not one byte of what the variant runs
     changed: ``guard/`` as the variant has it, the tests, the harness, the reference, the set-up
-    (``_digest``; only red outcomes are kept)."""
-    from mutations.catalogue_runner import context_digest
-
-    context = context_digest(root, with_guard=False)
-    keys = {name: _digest(root, name, context) for name, _description, _apply in VARIANTS}
-    reused = _load_cache(cache, keys)
+    (``variant_key``; only red outcomes are kept)."""
+    context = content_cache.judging_sources(root, with_guard=False)
+    keys = {variant.name: variant_key(root, variant.name, context) for variant in VARIANTS}
+    stored = content_cache.Cache.load(cache)
+    reused = reused_outcomes(stored, keys)
     work = Path(tempfile.mkdtemp(prefix="guard-red-check-"))
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [None if name in reused else pool.submit(_run_variant, root, name, description, apply, durations, work)
-                       for name, description, apply in VARIANTS]
-            variants = [reused[name] if future is None else future.result()
-                        for (name, _description, _apply), future in zip(VARIANTS, futures)]
+            futures = [None if variant.name in reused else pool.submit(_run_variant, root, variant, durations, work)
+                       for variant in VARIANTS]
+            variants = [reused[variant.name] if future is None else future.result()
+                        for variant, future in zip(VARIANTS, futures)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for variant in variants:
         if variant.name in reused:
-            variant.summary += _REUSED
-    _store_cache(cache, keys, variants)
+            variant.summary += REUSED
+    keep_red(stored, keys, variants)
+    stored.save()
     return variants
 
 

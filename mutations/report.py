@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mutations import catalogue_runner, mutmut_layer
-from mutations.catalogue import CatalogueError, Entry, Span
+from mutations.entry import CatalogueError, Entry, Span
 from mutations.equivalents import Equivalent
 from mutations.pytest_plugin import left_out
 

@@ -22,7 +22,8 @@ PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", 
                "--ignore=tests/core/test_catalogue_cache.py", "--ignore=tests/core/test_warm.py",
                "--ignore=tests/core/test_left_out.py", "--ignore=tests/core/test_runaways.py",
                "--ignore=tests/core/test_progress_terminal.py", "--ignore=tests/core/test_figures_browser.py",
-               "--ignore=tests/core/test_review.py")
+               "--ignore=tests/core/test_review.py", "--ignore=tests/core/test_content_cache.py",
+               "--ignore=tests/core/test_red_check_earlier.py", "--ignore=tests/core/test_import_contracts.py")
 
 
 
@@ -69,7 +70,7 @@ class Outcome:
     crashed: str = ""
 
 
-def _tail(text: str, lines: int = 12) -> str:
+def tail(text: str, lines: int = 12) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
@@ -110,7 +111,7 @@ def run_pytest(copy: Path, label: str, durations: Path | None, stop_at_first: bo
     killer = failures[0] if failures else None
     if killer is None and code not in (0, None):
         killer = f"pytest exit {code}"
-    return Outcome(exit_code=code, killer=killer, output_tail=_tail(output), seconds=seconds, failures=tuple(failures))
+    return Outcome(exit_code=code, killer=killer, output_tail=tail(output), seconds=seconds, failures=tuple(failures))
 
 
 DEADLINE_MARK = " [deadline]"
@@ -164,7 +165,7 @@ def run_properties(copy: Path, label: str, seed: int, timeout: float, first: str
         output = (expired.stdout or b"").decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
     seconds = time.monotonic() - started
     return Outcome(exit_code=code, killer=violated_invariant(output) if code not in (0, None) else None,
-                   output_tail=_tail(output), seconds=seconds, crashed=crash(output) if code not in (0, None) else "")
+                   output_tail=tail(output), seconds=seconds, crashed=crash(output) if code not in (0, None) else "")
 
 
 #: The one line of ``python -m properties`` that names a broken invariant (issue 22: a "FAIL ... vacuous" line, a

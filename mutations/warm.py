@@ -74,7 +74,7 @@ def _class_header(node: ast.ClassDef) -> str:
 
 def _same_def(old: ast.stmt, new: ast.stmt) -> bool:
     return (isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) and type(old) is type(new)
-            and old.name == new.name and _header(old) == _header(new))  # type: ignore[attr-defined, arg-type]
+            and old.name == new.name and _header(old) == _header(new))
 
 
 def changed_functions(original: str, mutated: str) -> list[tuple[str | None, str, ast.stmt]]:
@@ -269,10 +269,10 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
                                                 job.get("subjects"))
         else:
             exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
-        from mutations.scratch import _tail, read_failures, violated_invariant
+        from mutations.scratch import read_failures, tail, violated_invariant
 
         failures = read_failures(killers)
-        outcome = {"exit_code": exit_code, "output_tail": _tail(output),
+        outcome = {"exit_code": exit_code, "output_tail": tail(output),
                    "invariant": violated_invariant(output) if exit_code not in (0, None) else None,
                    "seconds": time.monotonic() - started, "failures": failures, "patched": patched,
                    "verdict_line": _verdict_line(output)}

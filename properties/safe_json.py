@@ -328,12 +328,12 @@ class Reader:
             if len(buffer) - start > MAX_VALUE_BYTES:
                 raise fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
             if not self.fill():
-                raise self.bad_json(where, f"the file ends inside this value")
+                raise self.bad_json(where, "the file ends inside this value")
 
     def value(self, where: str) -> Any:
         """The next JSON value, checked for depth, size, duplicate keys and refused numbers."""
         if not self.skip():
-            raise self.bad_json(where, f"the file ends where a value should be")
+            raise self.bad_json(where, "the file ends where a value should be")
         end = self._end_of_value(where)
         try:
             value, stop = _DECODER.raw_decode(self.buffer, self.pos)
@@ -344,7 +344,7 @@ class Reader:
         except RecursionError:  # unreachable after the depth scan; kept so that a parser change cannot bring tracebacks back
             raise fail(self.source, where, f"nested deeper than {MAX_DEPTH} levels") from None
         if stop != end:
-            raise self.bad_json(where, f"unexpected text inside this value")
+            raise self.bad_json(where, "unexpected text inside this value")
         self.pos = stop
         bad = _find_bad(value, where)
         if bad is not None:

@@ -1783,7 +1783,7 @@ class Expander:
         bases: list[Any] = [None, None]
         out = []
         rows = self.rows
-        for number, (event, template, label, representative, mask) in enumerate(self._plan(index, events)):
+        for number, (_event, template, label, representative, mask) in enumerate(self._plan(index, events)):
             remembered = label is not None and (membership >> label) & 1
             slot = (template, remembered, mask)
             transition = known.get(slot)

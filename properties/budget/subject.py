@@ -3,7 +3,7 @@
 Its rules live in ``guard/budget.py`` and ``guard/limits.py``; its invariants in
 ``properties/budget/invariants.py``; its drivers in ``properties/budget/drivers.py``
 (exhaustive explorer, Hypothesis state machine, seeded bulk traces); its
-mutations in ``mutations/catalogue.py`` (level ``budget``).
+mutations in ``mutations/entries/budget.py`` (level ``budget``).
 """
 
 from __future__ import annotations

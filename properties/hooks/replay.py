@@ -169,7 +169,7 @@ def replay_files(paths: Sequence[str]) -> tuple[str, int]:
 
     out, status = [], 0
     loaded = [(path, *load(Path(path))) for path in paths]
-    for path, sequence, name, invariant in loaded:
+    for _path, sequence, name, invariant in loaded:
         found = HookMonitor(Tally()).check(sequence)
         verdict = "every hook invariant held" if not found else "; ".join(f"VIOLATED {v.invariant} {v}" for v in found)
         if found:

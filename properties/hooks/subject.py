@@ -5,8 +5,7 @@ invariants in ``properties/hooks/invariants.py``; its generators in
 ``properties/hooks/generate.py`` and ``shapes.py``; its drivers in
 ``properties/hooks/drivers.py`` (seeded bulk sequences, a Hypothesis state
 machine); its replay of the recorded sessions in ``properties/hooks/replay.py``;
-its counterexamples in ``counterexample.py``; its mutations in ``mutations/catalogue.py``
-(``HOOK_ENTRIES``, level ``hooks``).
+its counterexamples in ``counterexample.py``; its mutations in ``mutations/entries/hooks.py`` (level ``hooks``).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def rows(step: Step) -> list[tuple[str, str, str]]:
         out.append((_seconds(at), f"{what} {'ok' if ok else 'FAILED'}", ""))
     for call, at, *_ in prod.record.completions:
         out.append((_seconds(at), f"one synthesis: no tools, {call.evidence_chars:,} evidence chars", ""))
-    for called, _until, returned in ref.record.polls:
+    for _called, _until, returned in ref.record.polls:
         out.append((_seconds(returned), "", "the wait ends" + (" (child replied)" if ref.outcome.answer else "")))
     for what, at, ok in ref.record.teardown:
         out.append((_seconds(at), "", f"{what} {'ok' if ok else 'failed (ignored)'}"))

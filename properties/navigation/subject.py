@@ -5,7 +5,7 @@ Rules: ``guard/navigation.py`` (with ``navigation_evidence``, ``navigation_limit
 monitor: ``properties/navigation/invariants.py``, ``monitor.py``; drivers: seeded bulk
 scenarios and the Hypothesis state machine (``properties/navigation/drivers.py``,
 ``stateful.py``); fixtures: ``properties/navigation/fixtures/``; mutations:
-``mutations/navigation_entries.py`` (level ``navigation``).
+``mutations/entries/navigation.py`` (level ``navigation``).
 
 A navigation trace is a list of scenarios (one delegated request each); its
 one event kind is ``scenario``.

@@ -245,7 +245,7 @@ def show(file: Path) -> int:
     try:
         item, origin = module.load(file)
     except Exception as error:  # the subject's own reader names the file and field
-        raise UsageError(str(error))
+        raise UsageError(str(error)) from None
     fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
     if not origin.startswith("review ") or "base" not in fields:
         raise UsageError(f"{file}: not a review file (its origin names no base)")
@@ -314,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 open_database(args.database)
             except DatabaseError as error:
-                raise UsageError(f"--database {error}")
+                raise UsageError(f"--database {error}") from None
         base = commit_of(args.base if args.base is not None else default_base())
         head = commit_of("HEAD")
     except UsageError as error:
@@ -386,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             step = time.monotonic()
             fleet = fleet_replay(args.database, work / "fleet.log")
             timings["fleet replay"] = time.monotonic() - step
-            print(f"review: the fleet's stored failures at HEAD: "
+            print("review: the fleet's stored failures at HEAD: "
                   + ("; ".join(fleet["lines"]) or fleet["problem"] or "none stored"), flush=True)
         # Part 4: mutation of the change.
         mutmut_result = catalogue_result = None

@@ -158,7 +158,8 @@ def unit_at(text: str, line: int) -> str:
 def attach_entries(changed: list[Changed], head: dict[str, str], base: dict[str, str]) -> list[str]:
     """Put on each changed unit the catalogue entries whose spans lie in it (HEAD's file; BASE's for a removed
     unit). Returns the entries of changed files whose text no longer applies to HEAD: the change moved it."""
-    from mutations.catalogue import CatalogueError, entries
+    from mutations.catalogue import entries
+    from mutations.entry import CatalogueError
 
     drifted = []
     by_key = {(c.path, c.name): c for c in changed}

@@ -1,6 +1,6 @@
 """Acceptance: every counterexample a run saves under a planted bug replays to the same broken invariant and step.
 
-For each of five rule bugs of ``mutations/catalogue.py`` (different rules,
+For each of five rule bugs of the catalogue (``mutations/entries/``) (different rules,
 different invariants), a scratch copy of the project gets the bug, ``python -m
 properties --mutants --seed 0`` runs there and saves its counterexamples
 (``--quick`` for one of them, so that every driver and both bulk workers save

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mutations import catalogue_runner
+from mutations import catalogue_runner, content_cache
 from mutations.catalogue import entries
 from properties.paths import ROOT
 
@@ -21,8 +21,8 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _keys(root: Path) -> dict[str, str]:
-    context = catalogue_runner.context_digest(root)
-    return {entry.id: catalogue_runner.entry_key(root, entry, 1, context) for entry in entries()}
+    context = content_cache.judging_sources(root)
+    return {entry.id: catalogue_runner.entry_key(entry, 1, context) for entry in entries()}
 
 
 def test_keys_are_distinct_and_stable(tmp_path: Path) -> None:
@@ -50,10 +50,10 @@ def test_declaring_another_invariant_invalidates_that_entry(tmp_path: Path) -> N
     import attrs
 
     copy = _copy(tmp_path)
-    context = catalogue_runner.context_digest(copy)
+    context = content_cache.judging_sources(copy)
     entry = next(entry for entry in entries() if entry.breaks)
     changed = attrs.evolve(entry, breaks=(*entry.breaks, "B1") if "B1" not in entry.breaks else entry.breaks[1:] or ("B2",))
-    assert catalogue_runner.entry_key(copy, entry, 1, context) != catalogue_runner.entry_key(copy, changed, 1, context)
+    assert catalogue_runner.entry_key(entry, 1, context) != catalogue_runner.entry_key(changed, 1, context)
 
 
 def test_any_change_to_a_judging_source_invalidates_everything(tmp_path: Path) -> None:

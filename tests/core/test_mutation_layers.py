@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mutations import catalogue_runner, mutmut_layer, red_check
+from mutations import content_cache, mutmut_layer, red_check
 
 
 def test_phase_seconds_run_from_one_title_to_the_next() -> None:
@@ -33,6 +33,10 @@ def _project(root: Path, guard_text: str) -> None:
     (root / "tests" / "test_x.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
 
 
+def _key(root: Path, variant: str) -> str:
+    return red_check.variant_key(root, variant, content_cache.judging_sources(root, with_guard=False))
+
+
 def test_a_red_outcome_is_reused_only_while_no_byte_changed(tmp_path: Path) -> None:
     _project(tmp_path, "A = 1\n")
     cache = tmp_path / "red.json"
@@ -40,14 +44,16 @@ def test_a_red_outcome_is_reused_only_while_no_byte_changed(tmp_path: Path) -> N
     quiet = red_check.Variant("earlier-budget", "d", [], "0 failed", "no test fails against the earlier behaviour", 3.0)
 
     def keys() -> dict[str, str]:
-        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) for name in red_check.REBINDS}
+        return {name: _key(tmp_path, name) for name in red_check.REBINDS}
 
-    red_check._store_cache(cache, keys(), [red, quiet])
-    reused = red_check._load_cache(cache, keys())
+    stored = content_cache.Cache.load(cache)
+    red_check.keep_red(stored, keys(), [red, quiet])
+    stored.save()
+    reused = red_check.reused_outcomes(content_cache.Cache.load(cache), keys())
     # Only red outcomes are kept: a variant that caught nothing is always run again.
     assert list(reused) == ["earlier-lookup"] and reused["earlier-lookup"].failing == red.failing
     _project(tmp_path, "A = 2\n")  # one byte of guard/ changed
-    assert red_check._load_cache(cache, keys()) == {}
+    assert red_check.reused_outcomes(content_cache.Cache.load(cache), keys()) == {}
 
 
 BUDGET = """import attrs
@@ -71,11 +77,11 @@ def helper():
 def test_a_variant_ignores_edits_to_code_its_rebinding_makes_unreachable(tmp_path: Path) -> None:
     _project(tmp_path, BUDGET)
     (tmp_path / "guard" / "lookup.py").write_text("def lookup_found_nothing(c, e, o):\n    return False\n", encoding="utf-8")
-    before = {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) for name in red_check.REBINDS}
+    before = {name: _key(tmp_path, name) for name in red_check.REBINDS}
 
     def after(edited: str) -> dict[str, bool]:
         _project(tmp_path, edited)
-        return {name: red_check._digest(tmp_path, name, catalogue_runner.context_digest(tmp_path, with_guard=False)) == before[name] for name in red_check.REBINDS}
+        return {name: _key(tmp_path, name) == before[name] for name in red_check.REBINDS}
 
     # A method's body: earlier-budget never runs it (its RunProgressBudget is the adapter); the others do.
     assert after(BUDGET.replace("self.limit > 3", "self.limit >= 3")) == {
@@ -87,9 +93,9 @@ def test_a_variant_ignores_edits_to_code_its_rebinding_makes_unreachable(tmp_pat
     # A later statement naming the class could hold the original: then nothing is left out.
     holding = BUDGET + "\nORIGINAL = RunProgressBudget\n"
     _project(tmp_path, holding)
-    held = red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path, with_guard=False))
+    held = _key(tmp_path, "earlier-budget")
     _project(tmp_path, holding.replace("self.limit > 3", "self.limit >= 3"))
-    assert red_check._digest(tmp_path, "earlier-budget", catalogue_runner.context_digest(tmp_path, with_guard=False)) != held
+    assert _key(tmp_path, "earlier-budget") != held
 
 
 def test_dead_bodies_left_out_keeps_signatures_and_class_statements() -> None:
@@ -130,9 +136,9 @@ def test_a_mutants_diff_is_read_from_mutmut_once_and_kept_under_its_functions_te
     assert (first.line, first.start_column, first.end_column, first.replacement) == (2, 14, 15, "-")
     cache = tmp_path / "mutants" / mutmut_layer.DIFF_CACHE
     stored = json.loads(cache.read_text(encoding="utf-8"))
-    assert stored["guard.x.x_f__mutmut_1"][1] == first.diff
+    assert stored["records"]["guard.x.x_f__mutmut_1"]["diff"] == first.diff
     # Same functions, same text: the stored diff is used (a marked copy shows it was read, not recomputed).
-    stored["guard.x.x_f__mutmut_1"][1] = first.diff.replace("a - 1", "a * 7")
+    stored["records"]["guard.x.x_f__mutmut_1"]["diff"] = first.diff.replace("a - 1", "a * 7")
     cache.write_text(json.dumps(stored), encoding="utf-8")
     assert _described(tmp_path, _mutated_project(tmp_path, "return a - 1")).one_line == "`return a + 1` -> `return a * 7`"
     # A changed mutant is read from mutmut again, whatever the cache holds.

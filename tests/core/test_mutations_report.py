@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from mutations import catalogue, catalogue_runner, mutmut_layer, red_check, report
-from mutations.catalogue import BUDGET, CLASSIFIER, CatalogueError, Edit, Entry
+from mutations.entry import CLASSIFIER, CatalogueError, Edit, Entry, changed_span
 from mutations.equivalents import Equivalent
 from properties.paths import ROOT
 
@@ -148,7 +148,7 @@ def _synthetic(root: Path) -> dict:
     )
     edit = (Edit("    return a < b\n", "    return a <= b\n"),)
     entries = [
-        catalogue_runner.EntryResult(Entry("strict-bound", "001", "the bound is inclusive", "guard/example.py", BUDGET, edit),
+        catalogue_runner.EntryResult(Entry("strict-bound", "001", "the bound is inclusive", "guard/example.py", "budget", edit),
                                      catalogue_runner.KILLED, "B5", "tests/test_example.py::test_a", "ok", 1.0, 2),
         catalogue_runner.EntryResult(Entry("loose-bound", "000", "the bound is ignored", "guard/example.py", CLASSIFIER, edit),
                                      catalogue_runner.SURVIVED, None, None, "every test passed", 1.0, 2),
@@ -336,7 +336,7 @@ def test_every_catalogue_entry_is_located_where_it_changes(entry: Entry) -> None
 ])
 def test_changed_span_by_hand(before: str, after: str, expected: tuple) -> None:
     (start, end, replacement) = expected
-    span = catalogue.changed_span(before, after)
+    span = changed_span(before, after)
     assert ((span.start_line, span.start_column), (span.end_line, span.end_column), span.replacement) == (start, end, replacement)
 
 # -- the catalogue and the command line ------------------------------------------------
@@ -363,9 +363,9 @@ def test_every_catalogue_entry_still_applies(entry: Entry, tmp_path: Path) -> No
 def test_an_entry_whose_text_is_gone_fails_loudly(tmp_path: Path) -> None:
     (tmp_path / "guard").mkdir()
     (tmp_path / "guard" / "x.py").write_text("a = 1\na = 1\n", encoding="utf-8")
-    missing = Entry("gone", "001", "rule", "guard/x.py", BUDGET, (Edit("b = 2\n", "b = 3\n"),))
-    twice = Entry("twice", "001", "rule", "guard/x.py", BUDGET, (Edit("a = 1\n", "a = 2\n"),))
-    no_file = Entry("no-file", "001", "rule", "guard/y.py", BUDGET, (Edit("a", "b"),))
+    missing = Entry("gone", "001", "rule", "guard/x.py", "budget", (Edit("b = 2\n", "b = 3\n"),))
+    twice = Entry("twice", "001", "rule", "guard/x.py", "budget", (Edit("a = 1\n", "a = 2\n"),))
+    no_file = Entry("no-file", "001", "rule", "guard/y.py", "budget", (Edit("a", "b"),))
     with pytest.raises(CatalogueError, match="not found"):
         missing.apply_to(tmp_path)
     with pytest.raises(CatalogueError, match="found 2 times"):
@@ -383,7 +383,7 @@ def test_each_limit_is_mutated_one_lower_and_one_higher() -> None:
 
 def test_budget_entries_owe_a_kill_to_the_property_drivers() -> None:
     levels = {entry.id: entry.level for entry in catalogue.entries()}
-    assert levels["defer-below-fuse"] == BUDGET and levels["stop-keeps-correction"] == BUDGET
+    assert levels["defer-below-fuse"] == "budget" and levels["stop-keeps-correction"] == "budget"
     assert levels["lookup-reverted"] == CLASSIFIER
 
 

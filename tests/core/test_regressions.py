@@ -1,6 +1,6 @@
 """Pinned counterexamples (``tests/regressions/``) hold on the current code; pinning works and refuses bad input.
 
-Each pinned file was produced by planting a rule bug from ``mutations/catalogue.py`` in a scratch copy,
+Each pinned file was produced by planting a rule bug from the catalogue (``mutations/entries/``) in a scratch copy,
 running ``python -m properties --mutants --seed 0`` there and pinning the saved counterexample
 (``python -m properties.regressions pin FILE``): ``bulk-B5-*`` from ``defer-below-fuse``, ``bulk-B11-*``
 from ``free-lookup-resets-consecutive``. ``test_acceptance_replay.py`` shows that such files break again

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from mutations import catalogue, scratch
+from mutations.entry import Edit, Entry
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = {entry.id: entry for entry in catalogue.entries()}
@@ -148,8 +149,8 @@ def test_the_catalogue_reports_a_crash_as_a_crash_not_a_kill(tmp_path: Path) -> 
 
     copy = _copy(tmp_path, edit=CRASH)
     properties = scratch.run_properties(copy, "catalogue:planted-crash", 3, 600, first="navigation")
-    entry = catalogue.Entry(id="planted-crash", seed="003", rule="a planted crash", file=CRASH[0],
-                            level=catalogue.NAVIGATION, edits=(catalogue.Edit(CRASH[1], CRASH[2]),), breaks=("N1",))
+    entry = Entry(id="planted-crash", seed="003", rule="a planted crash", file=CRASH[0],
+                  level="navigation", edits=(Edit(CRASH[1], CRASH[2]),), breaks=("N1",))
     tests = scratch.Outcome(exit_code=1, killer="tests/navigation/x.py::test", output_tail="", seconds=0.0,
                             failures=("tests/navigation/x.py::test",))
     status, detail = catalogue_runner.judge(entry, properties, tests)

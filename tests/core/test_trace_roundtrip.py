@@ -28,7 +28,6 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 

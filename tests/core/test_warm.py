@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mutations import catalogue, scratch, warm
+from mutations.entry import Entry
 from properties import work_bound
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +128,7 @@ def test_most_catalogue_entries_take_the_warm_path() -> None:
 
 
 @pytest.mark.parametrize("entry", PATCHABLE, ids=lambda entry: entry.id)
-def test_the_swapped_code_is_the_code_of_the_mutated_text(entry: catalogue.Entry) -> None:
+def test_the_swapped_code_is_the_code_of_the_mutated_text(entry: Entry) -> None:
     """After the swap, every function runs exactly the bytecode the mutated file compiles to; the rest is untouched."""
     original = (ROOT / entry.file).read_text(encoding="utf-8")
     mutated = entry.applied(original)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mutations.catalogue import Edit, Entry
+from mutations.entry import Edit, Entry
 
 FILE = "guard/budget.py"
 

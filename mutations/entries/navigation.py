@@ -1,20 +1,21 @@
-"""Rule catalogue entries for delegated navigation (seed 003), level ``navigation``.
+"""Catalogue entries of the navigation subject (``guard/navigation.py``, ``guard/navigation_limits.py``; seed 003).
 
-Like budget entries, each must be killed by the property drivers alone (the
-navigation subject's monitor names the invariant) and by at least one pytest
-test. Each breaks one rule of ``shared/spec/navigation.md`` in one named way.
+Each must be killed by the navigation subject's verdict naming one of its
+``breaks`` and by at least one pytest test. Each breaks one rule of
+``shared/spec/navigation.md`` in one named way.
 """
 
 from __future__ import annotations
 
-from mutations.catalogue import NAVIGATION, Edit, Entry
+from mutations.entry import Edit, Entry
 
+SUBJECT = "navigation"
 LIMITS = "guard/navigation_limits.py"
 CONTROLLER = "guard/navigation.py"
 
 
 def _entry(id: str, rule: str, file: str, *edits: tuple[str, str], breaks: tuple[str, ...] = ()) -> Entry:
-    return Entry(id=id, seed="003", rule=rule, file=file, level=NAVIGATION,
+    return Entry(id=id, seed="003", rule=rule, file=file, level=SUBJECT,
                  edits=tuple(Edit(find, replace) for find, replace in edits), breaks=breaks)
 
 
@@ -31,7 +32,7 @@ _TEARDOWN = (
 )
 _COMPLETE = "        text = ports.completion.complete(call, ports.cancel)\n"
 
-NAVIGATION_ENTRIES = [
+ENTRIES = (
     _limit("nav-tool-calls-23", "navigation ends at 23 model-issued tool calls instead of 24", "tool_calls", 24, 23, breaks=('N1',)),
     _limit("nav-tool-calls-25", "navigation ends at 25 model-issued tool calls instead of 24", "tool_calls", 24, 25, breaks=('N1',)),
     _limit("nav-no-progress-2", "two consecutive no-progress results end navigation instead of three", "no_progress", 3, 2, breaks=('N1',)),
@@ -67,4 +68,4 @@ NAVIGATION_ENTRIES = [
            ("    kept = tuple(item for item in citations if item in request.bucket)\n", "    kept = tuple(citations)\n"), breaks=('N10',)),
     _entry("nav-truncated-dropped", "a synthesized answer is not marked truncated", CONTROLLER,
            ("        return Outcome(answer, True, error, citations,", "        return Outcome(answer, False, error, citations,"), breaks=('N5',)),
-]
+)

@@ -1,0 +1,1 @@
+"""Layer 2 entries, one module per subject (see ``mutations.catalogue``)."""

@@ -1,0 +1,1 @@
+"""The budget subject of the verdict (see subject.py)."""

@@ -1,0 +1,1 @@
+"""The lookup subject of the verdict (see subject.py)."""

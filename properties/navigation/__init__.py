@@ -1,0 +1,1 @@
+"""The navigation subject of the verdict (see subject.py)."""
