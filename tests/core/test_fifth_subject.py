@@ -5,9 +5,11 @@ A copy of the project gets ``properties/counter/`` (the files of
 machine, a bulk driver, one recorded session) and no other edit. The new
 subject then shows in the verdict, in replay, in a counterexample's round trip
 (saved by the verdict with the bug planted, replayed to the same invariant),
-among the fuzz targets and in bench. Its catalogue entry among the mutation
-levels waits for the mutations split (part 4): that test is a strict xfail, so
-it fails, and must be rewritten, once the levels come from the registry.
+among the fuzz targets, in bench, and among the mutation levels: its one
+catalogue entry (``tests/core/fifth_subject_entries.py``, copied to
+``mutations/entries/counter.py``, the one file a subject adds outside its
+folder) is read at level ``counter`` from the registry, and the verdict's
+``--mutants`` run of the mutated copy names the invariant it declares.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
                                 reason="tests the subject registry on a copy of its own, never the mutant")
 
 FOLDER = Path(__file__).parent / "fifth_subject"
+ENTRIES = Path(__file__).parent / "fifth_subject_entries.py"
 TIMEOUT = 300.0
 SEED = "7"
 
@@ -38,6 +41,7 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = scratch.make(ROOT, tmp_path_factory.mktemp("fifth"))
     target = project / "properties" / "counter"
     shutil.copytree(FOLDER, target, ignore=shutil.ignore_patterns("README.md", "__pycache__"))
+    shutil.copyfile(ENTRIES, project / "mutations" / "entries" / "counter.py")
     return project
 
 
@@ -110,9 +114,22 @@ def test_bench_has_its_row(copy: Path) -> None:
     assert re.search(r"^counter bulk \(steps/s\)\s+[\d,]+\s+the fifth subject$", done.stdout, re.M), done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="mutation levels are listed by hand in mutations/catalogue.py until issue 18 "
-                                       "part 4 takes them from the registry (with one entries file per subject)")
-def test_it_is_a_mutation_level(copy: Path) -> None:
-    done = run(copy, "-c", "from mutations import catalogue; print(catalogue.PROPERTY_LEVELS)")
+def test_it_is_a_mutation_level_whose_entry_the_verdict_kills(copy: Path) -> None:
+    done = run(copy, "-c", "from mutations import catalogue\n"
+                           "print(','.join(catalogue.property_levels()))\n"
+                           "print([(e.id, e.level, e.breaks) for e in catalogue.entries() if e.level == 'counter'])")
     assert done.returncode == 0, done.stderr
-    assert "counter" in done.stdout
+    levels, entries = done.stdout.splitlines()
+    assert levels.split(",")[-1] == "counter", levels
+    assert entries == "[('counter-up-past-cap', 'counter', ('C1',))]", entries
+    # What the catalogue runner requires of a property-level entry: applied to a copy, the verdict's deterministic
+    # mutant run names one of its declared invariants on a VIOLATED line.
+    mutated = copy.parent / "fifth-mutated"
+    shutil.copytree(copy, mutated, ignore=shutil.ignore_patterns("reports", "planted", "bench", "__pycache__"))
+    applied = run(mutated, "-c", "from pathlib import Path\nfrom mutations import catalogue\n"
+                                 "entry = next(e for e in catalogue.entries() if e.id == 'counter-up-past-cap')\n"
+                                 "entry.apply_to(Path('.'))")
+    assert applied.returncode == 0, applied.stderr
+    killed = run(mutated, "-m", "properties", "--mutants", "--subject", "counter", "--seed", SEED, "--quiet")
+    assert killed.returncode == 1, killed.stdout[-3000:] + killed.stderr[-2000:]
+    assert re.search(r"^VIOLATED C1\b", killed.stdout, re.M), killed.stdout[-3000:]
