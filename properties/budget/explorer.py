@@ -101,7 +101,6 @@ import functools
 import hashlib
 import os
 import sys
-import time
 from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
@@ -115,8 +114,11 @@ from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, app
 from properties import work_bound
 from properties.budget.counterexample import Counterexample, record
 from properties.counterexample import DEFAULT_DIR
-from properties.engine.collector import collector_for_search, freeze_level
-from properties.engine.pool import ForkPool
+from properties.engine.levels import LevelRun
+from properties.engine.model import Edge
+from properties.engine.result import Results, SearchResult
+from properties.engine.search import search
+from properties.engine.store import Store
 from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
 from properties.budget.trace_file import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
@@ -983,39 +985,27 @@ def restore_history(monitor: Monitor, history: tuple) -> None:
 
 
 @attrs.frozen
-class ConfigResult:
-    name: str
-    limits: str
-    states: int
-    edges: int
-    depth: int
-    complete: bool
-    seconds: float
-    #: Every violation of the first violating step (the shortest, breadth first), in catalogue order.
-    violations: tuple[Violation, ...] = ()
-    #: The counterexample: a real trace from fresh budgets that ends with the violation (``_trace``).
-    path: tuple[Event, ...] = ()
+class ConfigResult(SearchResult):
+    """The engine's row for one budget configuration, extended with what the budget's report shows beside it."""
+
+    subject: str = "budget"
+    #: The configuration's limits in one line (``Config.summary``).
+    limits: str = ""
     #: ``path`` replays as it is: False only when no real trace follows the canonical path (see ``_path``).
     exact: bool = True
     #: The events of the search's parent links, each read from a canonical state: not a trace (lanes, kinds
     #: and ids may switch midway); kept for comparison.
     canonical_path: tuple[Event, ...] | None = None
-    max_depth: int | None = None
     #: This configuration's own check counts (also merged into the caller's tally).
     tally: Tally = attrs.field(factory=Tally, eq=False, repr=False)
     #: The canonical states reached, when asked for (``keep_states``; the tests compare canonical forms).
     reached: frozenset = attrs.field(default=frozenset(), eq=False, repr=False)
-    #: The declared symmetries the search merged by, each checked on every edge (``Canon.verify``).
-    symmetries: tuple[str, ...] = ()
-    #: Whether they were checked; False only when a caller turned the checks off (``Canon.verify``).
+    #: Whether the symmetries were checked; False only when a caller turned the checks off (``Canon.verify``).
     verified: bool = True
-    #: The symmetries found broken, in the order found: each withdrew the search that assumed it, and this row
-    #: is the search made again without them.
-    broken: tuple[SymmetryBreak, ...] = ()
 
     @property
-    def violation(self) -> Violation | None:
-        return self.violations[0] if self.violations else None
+    def summary(self) -> str:
+        return self.limits
 
     @property
     def finished(self) -> bool:
@@ -1023,14 +1013,6 @@ class ConfigResult:
         if self.complete:
             return True
         return self.max_depth is not None and self.depth >= self.max_depth
-
-    @property
-    def states_per_second(self) -> float:
-        return self.states / self.seconds if self.seconds > 0 else float("inf")
-
-    @property
-    def edges_per_second(self) -> float:
-        return self.edges / self.seconds if self.seconds > 0 else float("inf")
 
     @property
     def symmetry_text(self) -> str:
@@ -1041,9 +1023,7 @@ class ConfigResult:
 
     def row(self) -> str:
         reach = "fixpoint" if self.complete else f"depth {self.depth}"
-        verdict = f"VIOLATED {self.violation.invariant}" if self.violation else "ok" if self.finished else "CUT SHORT"
-        if self.broken:
-            verdict = f"symmetry broken ({', '.join(b.symmetry for b in self.broken)}); searched again: {verdict}"
+        verdict = self.verdict()
         lines = [
             f"{self.name:<20} {self.states:>9,} states {self.edges:>10,} edges  depth {self.depth:>3}  "
             f"{'complete' if self.complete else 'bounded ':<8}  {self.seconds:6.2f} s  "
@@ -1054,69 +1034,17 @@ class ConfigResult:
         return "\n".join(lines)
 
 
+#: The first line of the explorer's report.
+EXPLORER_TITLE = "exhaustive explorer (breadth first; every invariant on every edge, B13 once per distinct state of P):"
+
+
 @attrs.frozen
-class ExplorerResult:
-    rows: tuple[ConfigResult, ...]
+class ExplorerResult(Results):
+    """The explorer's configurations of one run, and its counterexample (``properties.budget.counterexample``)."""
+
     counterexample: Counterexample | None = None
-
-    @property
-    def ok(self) -> bool:
-        """No violation, and every configuration finished: a proof cut short by the state limit proves nothing."""
-        return self.counterexample is None and all(row.violation is None and row.finished for row in self.rows)
-
-    @property
-    def states(self) -> int:
-        return sum(row.states for row in self.rows)
-
-    @property
-    def edges(self) -> int:
-        return sum(row.edges for row in self.rows)
-
-    @property
-    def seconds(self) -> float:
-        return sum(row.seconds for row in self.rows)
-
-    def render(self) -> str:
-        lines = ["exhaustive explorer (breadth first; every invariant on every edge, B13 once per distinct state of P):"]
-        lines.extend(row.row() for row in self.rows)
-        lines.append(
-            f"{'total':<20} {self.states:>9,} states {self.edges:>10,} edges  {self.seconds:.2f} s  "
-            f"{self.states / self.seconds if self.seconds else 0:,.0f} states/s"
-        )
-        lines.extend(self.proved())
-        if self.counterexample is not None:
-            lines.append(self.counterexample.render())
-        return "\n".join(lines)
-
-    def proved(self) -> list[str]:
-        """What the run proves: the scopes explored to their fixpoint, and how deep the real limits were searched."""
-        complete = [row for row in self.rows if row.complete and row.violation is None]
-        lines = []
-        if complete:
-            largest = max(complete, key=lambda row: row.states)
-            lines.append(
-                f"proved to the fixpoint: {', '.join(row.name + _without(row) for row in complete)}; largest {largest.name} "
-                f"({largest.limits}), {largest.seconds:.1f} s; {_merged_by(complete)}"
-            )
-        for row in self.rows:
-            if row.max_depth is not None and row.finished and row.violation is None:
-                lines.append(f"searched {row.name}{_without(row)} to depth {row.depth}: every trace of up to {row.depth} events")
-        return lines
-
-
-def _without(row: ConfigResult) -> str:
-    """How a proof differs from the set's: searched again without the symmetries the guard broke."""
-    if not row.broken:
-        return ""
-    return " (without " + " and ".join(part for broken in row.broken for part in broken.parts) + ", broken)"
-
-
-def _merged_by(rows: Sequence[ConfigResult]) -> str:
-    names = sorted({name for row in rows for name in row.symmetries}, key=lambda name: [s.name for s in SYMMETRIES].index(name))
-    if not names:
-        return "no symmetry merged"
-    checked = all(row.verified for row in rows)
-    return f"symmetries {' and '.join(names)} {'checked on every edge' if checked else 'NOT checked'}"
+    title: str = EXPLORER_TITLE
+    order: tuple[str, ...] = ("lanes", "kinds")
 
 
 # -- the search ----------------------------------------------------------------------
@@ -1139,30 +1067,11 @@ def canon_for(config: Config) -> Canon:
     return Canon(ordered_ids=not bounded)
 
 
-def _chain(parents: dict[State, tuple[State | None, int | None]], key: State) -> list[State]:
-    """The canonical states from the start to ``key``, along the parent links."""
-    chain = [key]
-    while True:
-        parent, _event = parents[key]
-        if parent is None:
-            break
-        chain.append(parent)
-        key = parent
-    chain.reverse()
-    return chain
-
-
-def _canonical_events(parents: dict[State, tuple[State | None, int | None]], key: State, config: Config) -> list[Event]:
+def _canonical_events(store: Store, key: State, config: Config) -> list[Event]:
     """The events of the parent links, each read from its canonical parent: not a trace (see ``_trace``)."""
-    events: list[Event] = []
-    while True:
-        parent, number = parents[key]
-        if parent is None:
-            break
-        events.append(_event_at(parent, number, config))
-        key = parent
-    events.reverse()
-    return events
+    chain = store.chain(key)
+    _start, numbers = store.route(key)
+    return [_event_at(parent, number, config) for parent, number in zip(chain, numbers)]
 
 
 class _Walker(NamedTuple):
@@ -1322,8 +1231,7 @@ def save_symmetry_traces(config: Config, broken: SymmetryBreak, out_dir: Path) -
 
 
 def _path(
-    config: Config, canon: Canon, parents: dict[State, tuple[State | None, int | None]], key: State, number: int,
-    invariant: str, probed: bool,
+    config: Config, canon: Canon, store: Store, key: State, number: int, invariant: str, probed: bool,
 ) -> tuple[tuple[Event, ...], tuple[Event, ...], bool]:
     """The counterexample of a violation found on event ``number`` from ``key``: (path, canonical events, exact).
 
@@ -1336,10 +1244,10 @@ def _path(
     second item is None so the counterexample says it may not replay, rather
     than raising and losing the violation the search did find.
     """
-    canonical_events = tuple(_canonical_events(parents, key, config)) + (_event_at(key, number, config),)
+    canonical_events = tuple(_canonical_events(store, key, config)) + (_event_at(key, number, config),)
     if probed:
         canonical_events += (PROBE_EVENT,)
-    trace = _trace(config, canon, _chain(parents, key), number, invariant, probed)
+    trace = _trace(config, canon, store.chain(key), number, invariant, probed)
     if trace is None:
         return canonical_events, canonical_events, False
     return trace, canonical_events, True
@@ -1688,11 +1596,12 @@ class Expander:
                     f"{'breaks ' + ', '.join(sorted(names)) if names else 'holds'}",
                 )
 
-    def start(self) -> tuple[State, list[Violation]]:
+    def start(self) -> tuple[list[State], list[Violation]]:
+        """The first level (the one initial state) and B13's answer there."""
         raw = [raw_key(clone(prototype), index > 0, self.canon) for index, prototype in enumerate(self.prototypes)]
         key = canonical(raw, self.edge_monitor.history(), self.canon)
         self.seen.add(key)
-        return key, self.probe(raw[_R], raw[_P], 0)
+        return [key], self.probe(raw[_R], raw[_P], 0)
 
     def probe(self, reference: CopyKey, production: CopyKey, index: int) -> list[Violation]:
         """B13 is a property of P's state, not of a step: check it once per distinct (mirror-reduced) core of P.
@@ -2151,7 +2060,7 @@ def explore(
     config: Config, tally: Tally, canon: Canon | None = None, max_states: int = MAX_STATES, workers: int = 1,
     keep_states: bool = False, memo: bool = True, out_dir: Path | None = None,
 ) -> ConfigResult:
-    """Breadth-first search of ``config``; check counts go into ``tally``; stops at the first violation.
+    """Breadth-first search of ``config`` by the engine; check counts go into ``tally``; stops at the first violation.
 
     With ``workers`` > 1 each level is split between forked processes; the
     states, edges, order and any counterexample are the same as with one (B13's
@@ -2162,111 +2071,150 @@ def explore(
     initial state and each alphabet). When one is broken the search stops,
     its claim is withdrawn (nothing it counted is kept), the break is
     recorded with the shortest trace that shows it (saved under ``out_dir``
-    when given), and the scope is searched again without that symmetry; the
-    row returned is the last search's, naming every break. Decision: a broken
-    symmetry does not fail the run by itself: the search made without it is
-    sound, so its verdict (a violation, a proof, or cut short by
-    ``max_states``, never proved) is the scope's.
+    when given), and the scope is searched again without that symmetry
+    (``properties.engine.search``); the row returned is the last search's,
+    naming every break. Decision: a broken symmetry does not fail the run by
+    itself: the search made without it is sound, so its verdict (a violation,
+    a proof, or cut short by ``max_states``, never proved) is the scope's.
     """
-    canon = canon or canon_for(config)
-    broken: list[SymmetryBreak] = []
-    started = time.perf_counter()
-    while True:
-        # A search withdrawn by a broken symmetry counts nothing: its steps are judged again by the next one.
-        part = Tally()
-        with collector_for_search():
-            row = _explore(config, part, canon, max_states, workers, keep_states, memo, out_dir)
-        if not row.broken:
-            break
-        broken.extend(row.broken)
-        canon = without(canon, row.broken[-1].parts)
-    tally.merge(part)
-    if not broken:
-        return row
-    return attrs.evolve(row, broken=tuple(broken), seconds=time.perf_counter() - started)
+    model = BudgetModel(config, canon or canon_for(config), memo, keep_states)
+    row = search(model, max_depth=config.max_depth, max_states=max_states, seconds=None, out_dir=out_dir, workers=workers,
+                 verbose=_TRACE_LEVELS)
+    assert isinstance(row, ConfigResult)
+    tally.merge(row.tally)
+    return row
 
 
-def _explore(
-    config: Config, tally: Tally, canon: Canon | None, max_states: int, workers: int, keep_states: bool, memo: bool,
-    out_dir: Path | None = None,
-) -> ConfigResult:
-    started = time.perf_counter()
-    canon = canon or canon_for(config)
-    local = Expander(config, canon, memo)
-    start, start_violations = local.start()
-    #: Each state's parent and the number of the event (in the parent's alphabet) that reached it.
-    parents: dict[tuple, tuple[tuple | None, int | None]] = {start: (None, None)}
-    pool = ForkPool(functools.partial(Expander, config, canon, memo), workers, local, Tally) if workers > 1 else None
-    frontier = [start]
-    depth = 0
-    edges = 0
-    violations: list[Violation] = list(start_violations)
-    path: tuple[Event, ...] = (PROBE_EVENT,) if violations else ()
-    canonical_path: tuple[Event, ...] | None = path
-    exact = True
-    truncated = False
-    broken: SymmetryBroken | None = local.initial_break()
-    chain_to: tuple[State, int | None] | None = (start, None) if broken else None
-    try:
-        while frontier and not violations and broken is None and (config.max_depth is None or depth < config.max_depth):
-            freeze_level()
-            local.known = len(parents)
-            if progress.active():
-                levels = f"/{config.max_depth}" if config.max_depth is not None else ""
-                progress.update(level=f"level {depth + 1}{levels}", states=len(parents), edges=edges, force=True)
-            if pool is not None:
-                children, found, level_edges = pool.expand(frontier, depth)
-            else:
-                children, found, level_edges = local.expand(frontier, depth)
-            following: list[tuple] = []
-            for position, number, child in children:
-                if child in parents:
-                    continue
-                key = frontier[position]
-                parents[child] = (key, number)
-                following.append(child)
-            edges += level_edges
-            depth += 1
-            if found is not None and len(found) > 4:
-                position, number, _none, probed, broken = found
-                key = frontier[position]
-                # A break found at a child (B13's probe) is shown by the trace to that child.
-                chain_to = (next(child for at, n, child in children if at == position and n == number), None) if probed else (key, number)
-                break
-            if found is not None:
-                position, number, violations, probed = found
-                key = frontier[position]
-                path, canonical_path, exact = _path(config, canon, parents, key, number, violations[0].invariant, probed)
-                break
-            frontier = following
-            if _TRACE_LEVELS:
-                print(f"  {config.name}: depth {depth}: {len(frontier)} new, {len(parents)} states, {edges} edges", file=sys.stderr, flush=True)
-            if len(parents) > max_states:
-                truncated = True
-                break
-    finally:
-        counts = local.counts() if pool is None else _merge(pool.close(), local.counts())
-    complete = not violations and not truncated and not frontier and broken is None
-    breaks: tuple[SymmetryBreak, ...] = ()
-    if broken is not None and chain_to is not None:
-        state, number = chain_to
-        kept, image = _symmetry_traces(config, canon, _chain(parents, state), number, broken.permutation)
-        record_ = SymmetryBreak(
-            broken.permutation.name, broken.permutation.parts, broken.where, broken.detail, len(kept) if kept else depth,
-            kept, image,
+def _permute_state(state: State, permute: Any) -> State:
+    """A whole state's image: every copy's key permuted (the history and the ids name no lane and no kind)."""
+    return State(tuple([permute(copy) for copy in state.copies]), state.history, state.ids)
+
+
+#: The budget's declared symmetries acting on whole states, as a ``Model`` declares them (``SYMMETRIES`` act on
+#: one copy's key, which is what the batched expander checks).
+STATE_SYMMETRIES = (
+    Permutation("lanes", ("lanes",), lambda state: _permute_state(state, _mirror), mirror_event),
+    Permutation("kinds", ("kinds",), lambda state: _permute_state(state, _swap_kinds), swap_event_kinds),
+)
+
+
+@attrs.define
+class BudgetModel:
+    """One configuration of the budget as the engine's model: real budgets stepped by the real code.
+
+    As a plain ``Model`` (``properties.engine.model``) a state is the
+    canonical state without the symmetries (``Canon`` with both off: ids
+    renamed, settled copies merged, counts capped), decoded into fresh
+    budgets and the monitor's history for each step, which runs through
+    ``Monitor.step`` and B13's probe: slow, and independent of every cache
+    below, so the tests hold the two ways equal on small scopes.
+
+    As a ``Batched`` model it hands the engine the ``Expander``, which makes
+    the same steps through its move and verdict caches (each copy key's move
+    made once per event by the real code and reused; each distinct step
+    judged once), merges by the kept symmetries and checks them on every
+    edge. That is the way the verdict runs.
+    """
+
+    config: Config
+    canon: Canon
+    memo: bool = True
+    keep_states: bool = False
+    subject: str = "budget"
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def symmetries(self) -> tuple[Permutation, ...]:
+        return tuple(p for p, on in zip(STATE_SYMMETRIES, (self.canon.symmetry, self.canon.kinds)) if on)
+
+    def canon_keeping(self, kept: Sequence[Permutation]) -> Canon:
+        """The canonical form merging by the kept symmetries only."""
+        return without(self.canon, [p.name for p in self.symmetries if p not in kept])
+
+    # -- the plain model ---------------------------------------------------------------------------
+
+    def _plain(self) -> Canon:
+        return attrs.evolve(self.canon, symmetry=False, kinds=False)
+
+    def initial(self) -> tuple[State, ...]:
+        prototypes = new_prototypes(self.config)
+        monitor = Monitor(limits=self.config.oracle, tally=Tally(), budgets=dict(zip(ALL_COPIES, prototypes)))
+        return (encode([clone(prototype) for prototype in prototypes], monitor.history(), self._plain()),)
+
+    def alphabet(self, state: State) -> tuple[Event, ...]:
+        return _events_of(state, self.config)
+
+    def step(self, state: State, event: Event) -> Edge:
+        """``event`` delivered to budgets decoded from ``state`` through ``Monitor.step``, then B13 at the successor."""
+        budgets = decode(state, new_prototypes(self.config))
+        tally = Tally()
+        oracle = self.config.oracle
+        monitor = Monitor(limits=oracle, tally=tally, budgets=dict(zip(ALL_COPIES, budgets)), invariants=EDGE_INVARIANTS,
+                          failure_ends_probes="off")
+        restore_history(monitor, state.history)
+        found = list(monitor.step(event))
+        target = encode(budgets, monitor.history(), self._plain())
+        probe = Monitor(limits=oracle, tally=tally, budgets={"R": clone(budgets[_R]), "P": clone(budgets[_P])},
+                        invariants=STATE_INVARIANTS, failure_ends_probes="all")
+        found.extend(probe.step(PROBE_EVENT))
+        held = tuple(sorted(name for name, count in tally.exercised.items() if count))
+        return Edge(target=target, violations=tuple(found), held=held)
+
+    def key(self, state: State) -> State:
+        return state
+
+    def save(self, start: int, events: Sequence[Event], path: Path) -> Path:
+        body = Trace(name=path.stem, events=tuple(events), limits=self.config.oracle, origin=f"explorer {self.config.name}")
+        return save_trace(body, path)
+
+    def describe(self, event: Event) -> str:
+        return event.label or type(event).__name__
+
+    # -- the batched model -------------------------------------------------------------------------
+
+    def expander(self, kept: tuple[Permutation, ...]) -> Any:
+        return functools.partial(Expander, self.config, self.canon_keeping(kept), self.memo)
+
+    def result(
+        self, store: Store, run: LevelRun, counts: Tally, violations: tuple[Violation, ...], kept: tuple[Permutation, ...],
+        seconds: float, out_dir: Path | None,
+    ) -> ConfigResult:
+        config = self.config
+        canon = self.canon_keeping(kept)
+        path: tuple[Event, ...] = (PROBE_EVENT,) if violations else ()
+        canonical_path: tuple[Event, ...] | None = path
+        exact = True
+        found = run.found
+        if found is not None and found.violations:
+            violations = found.violations
+            key = run.frontier[found.position]
+            path, canonical_path, exact = _path(config, canon, store, key, found.number, violations[0].invariant, found.probed)
+        for violation in violations:
+            if violation not in counts.violations:
+                counts.violations.append(violation)
+        return ConfigResult(
+            name=config.name, limits=config.summary, states=len(store), edges=run.edges, depth=run.levels,
+            complete=run.complete and not violations, seconds=seconds, violations=tuple(violations), path=path,
+            exact=exact, canonical_path=canonical_path if violations else None, cut=run.cut,
+            tally=counts, max_depth=config.max_depth, reached=frozenset(store.parents) if self.keep_states else frozenset(),
+            symmetries=symmetry_names(canon), verified=canon.verify,
         )
-        breaks = (save_symmetry_traces(config, record_, out_dir) if out_dir is not None else record_,)
-    for violation in violations:
-        if violation not in counts.violations:
-            counts.violations.append(violation)
-    tally.merge(counts)
-    return ConfigResult(
-        name=config.name, limits=config.summary, states=len(parents), edges=edges, depth=depth,
-        complete=complete, seconds=time.perf_counter() - started, violations=tuple(violations), path=path,
-        exact=exact, canonical_path=canonical_path if violations else None,
-        tally=counts, max_depth=config.max_depth, reached=frozenset(parents) if keep_states else frozenset(),
-        symmetries=symmetry_names(canon), verified=canon.verify, broken=breaks,
-    )
+
+    def symmetry_break(
+        self, store: Store, at: tuple[Any, Any], failure: SymmetryBroken, depth: int, kept: tuple[Permutation, ...],
+        out_dir: Path | None,
+    ) -> SymmetryBreak:
+        state, number = at
+        canon = self.canon_keeping(kept)
+        trace, image = _symmetry_traces(self.config, canon, store.chain(state), number, failure.permutation)
+        found = SymmetryBreak(
+            failure.permutation.name, failure.permutation.parts, failure.where, failure.detail, len(trace) if trace else depth,
+            trace, image,
+        )
+        return save_symmetry_traces(self.config, found, out_dir) if out_dir is not None else found
 
 
 def masks(moves: Sequence[Move]) -> tuple[int, int]:

@@ -46,12 +46,18 @@ not allowed to say "proved" on an assumption it found false.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Hashable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence, runtime_checkable
 
 import attrs
 
 from properties.catalogue import Violation
-from properties.engine.symmetry import Permutation
+from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken
+
+if TYPE_CHECKING:
+    from properties.catalogue import Tally
+    from properties.engine.levels import LevelRun
+    from properties.engine.result import SearchResult
+    from properties.engine.store import Store
 
 
 @attrs.frozen
@@ -94,3 +100,41 @@ class Model(Protocol):
     def save(self, start: int, events: Sequence[Any], path: Path) -> Path: ...
 
     def describe(self, event: Any) -> str: ...
+
+
+@runtime_checkable
+class Batched(Protocol):
+    """A model that expands whole levels itself: the optional hook through which a subject keeps its speed-ups.
+
+    The engine still owns the search (the store and its parent links, the
+    level loop and its limits, both cores, the collector, dropping a broken
+    symmetry and searching again); the model supplies what only it can make
+    fast while staying exact (the budget: each copy's move computed once per
+    copy key and event and reused, each distinct step judged once), and turns
+    the engine's outcome into its row and its traces into real ones.
+
+    ``expander(kept)`` returns a factory (called here and in every forked
+    process) of objects with the level interface of
+    ``properties.engine.pool``: ``start() -> (first keys, violations at the
+    start)``, ``initial_break() -> SymmetryBroken | None``, ``expand(keys,
+    depth)``, ``seen``, ``known`` and ``counts() -> Tally``. ``kept`` are the
+    declared symmetries still trusted: the expander merges by exactly those
+    and checks every one of them on every edge, reporting a failed check as
+    its level's ``broken`` find.
+    """
+
+    subject: str
+    name: str
+    symmetries: Sequence[Permutation]
+
+    def expander(self, kept: tuple[Permutation, ...]) -> Callable[[], Any]: ...
+
+    def result(
+        self, store: "Store", run: "LevelRun", counts: "Tally", violations: tuple[Violation, ...],
+        kept: tuple[Permutation, ...], seconds: float, out_dir: Path | None,
+    ) -> "SearchResult": ...
+
+    def symmetry_break(
+        self, store: "Store", at: tuple[Hashable, Any], failure: SymmetryBroken, depth: int, kept: tuple[Permutation, ...],
+        out_dir: Path | None,
+    ) -> SymmetryBreak: ...

@@ -27,6 +27,7 @@ from properties.budget.monitor import Monitor
 from properties.catalogue import Tally
 from properties.budget.counterexample import first_violation
 from properties.budget.trace_file import load_trace
+from properties.engine import levels
 from properties.engine.collector import SEARCH_GC_THRESHOLD
 
 #: ``shared/spec/budget.md``, "Limits": the real numbers, in the order of that table, then the two memory caps.
@@ -562,17 +563,18 @@ def test_a_search_hands_the_garbage_collector_back_as_it_found_it():
     before = gc.get_threshold()
     gc.unfreeze()  # whatever froze objects earlier in this process: the search must start from none frozen
     seen_inside = []
-    original = explorer.freeze_level
+    # The engine's level loop freezes each level (``properties.engine.levels``).
+    original = levels.freeze_level
 
     def spy() -> None:
         seen_inside.append((gc.get_threshold()[0], gc.isenabled()))
         original()
 
     try:
-        explorer.freeze_level = spy
+        levels.freeze_level = spy
         result = explore(explorer.small_scope("small c1 t3", explorer.small_limits(1, 3, 1, 1, 1, 1, 1)), Tally())
     finally:
-        explorer.freeze_level = original
+        levels.freeze_level = original
     assert result.complete
     # One freeze per level, with the raised threshold and the collector still on.
     assert len(seen_inside) == result.depth
