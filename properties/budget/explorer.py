@@ -37,7 +37,7 @@ level:
   next state depends only on its own state and the event, so each copy key
   is stepped with each event once, by the real ``guard`` or ``reference``
   code, and the move reused wherever that copy key meets that event again
-  (``Expander._moves``), by every copy of the same budget type and limits
+  (``Expander.copy_moves``), by every copy of the same budget type and limits
   that receives the same flags (``Expander._entry``);
 * ids: without eviction (the real limits, searched to a depth below the
   seen-calls cap) the memory of call ids is one bit of a move
@@ -742,7 +742,7 @@ def _settled(copies: Sequence[CopyKey], history: History) -> bool:
     """
     if not copies[_R].terminal:
         return False
-    return not (copies[_PR].correction and history.admissions[_ADMISSION_KEYS.index("Pr")] == 0)
+    return not (copies[_PR].correction and history.admissions[ADMISSION_KEYS.index("Pr")] == 0)
 
 
 def _settled_history(history: History, copies: Sequence[CopyKey]) -> History:
@@ -754,7 +754,7 @@ def _settled_history(history: History, copies: Sequence[CopyKey]) -> History:
     copy is open, so a copy stopped for good gets zero, and the lookup-only flag
     only matters while ``Pl`` can still move.
     """
-    alive = [not copies[_INDEX[name]].dead for name in _ADMISSION_KEYS]
+    alive = [not copies[_INDEX[name]].dead for name in ADMISSION_KEYS]
     return History(
         features=tuple(True for _ in history.features),
         admissions=history.admissions,
@@ -973,7 +973,7 @@ def _history_keys() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(fresh.feature_used), tuple(fresh.admissions)
 
 
-_FEATURE_KEYS, _ADMISSION_KEYS = _history_keys()
+FEATURE_KEYS, ADMISSION_KEYS = _history_keys()
 
 
 def restore_history(monitor: Monitor, history: tuple) -> None:
@@ -1147,9 +1147,9 @@ def _trace(
     if walkers is None:
         return None
     key = chain[-1]
-    judged = _events_of(key, config)[number]
+    judged = events_of(key, config)[number]
     # The event the search judged first, then the rest of the alphabet: the same violation may need another.
-    order = [judged] + [event for event in _events_of(key, config) if event is not judged]
+    order = [judged] + [event for event in events_of(key, config) if event is not judged]
     for template in order:
         for walker in walkers:
             for event, _fresh in _actual_events(template, key, walker):
@@ -1173,7 +1173,7 @@ def _walk(config: Config, canon: Canon, chain: Sequence[State]) -> list[_Walker]
     walkers = [_Walker(tuple(clone(prototype) for prototype in prototypes), quiet.history(), (), 0)]
     for key, following in zip(chain, chain[1:]):
         kept: dict[State, _Walker] = {}
-        for template in _events_of(key, config):
+        for template in events_of(key, config):
             for walker in walkers:
                 for event, fresh in _actual_events(template, key, walker):
                     after, _found = _advance(walker, event, quiet)
@@ -1207,7 +1207,7 @@ def _symmetry_traces(
     key = chain[-1]
     plain = attrs.evolve(canon, symmetry=False, kinds=False)
     walker = next((w for w in walkers if encode(w.budgets, w.history, plain) == key), walkers[0])
-    events = _events_of(key, config)
+    events = events_of(key, config)
     trace = walker.events
     if number is not None and number < len(events):
         event, _fresh = _actual_events(events[number], key, walker)[0]
@@ -1406,7 +1406,7 @@ class Expander:
         #: Per copy: alphabet (by identity) -> the flags it receives, as a number (``_flags``).
         self.flag_numbers: list[dict[int, int]] = [{} for _ in ALL_COPIES]
         self.flag_kinds: dict[tuple, int] = {}
-        #: Per alphabet (by identity): ``_labels``; and the families of alphabets met so far.
+        #: Per alphabet (by identity): ``alphabet_labels``; and the families of alphabets met so far.
         self.labels: dict[int, tuple] = {}
         self.history_dicts: dict[History, tuple] = {}
         #: A number per distinct after key and per distinct history: a raw child and a step are looked up by
@@ -1661,7 +1661,7 @@ class Expander:
             )
         return found
 
-    def _moves(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int = 0) -> tuple[Move, ...]:
+    def copy_moves(self, index: int, key: CopyKey, events: tuple[Event, ...], membership: int = 0) -> tuple[Move, ...]:
         """The moves of a copy in state ``key`` for every event, each made once on the real budget and kept.
 
         Copies of one budget type with the same limits (every production
@@ -1706,7 +1706,7 @@ class Expander:
         (``Move.kept``), from which ``child_ids`` makes the child's ids. The
         key carries no memory, so its moves serve every state it appears in
         with the same membership. Transitions are shared between copies as in
-        ``_moves``.
+        ``copy_moves``.
         """
         group = self.groups[index]
         known = self.bare_steps[group].get(key)
@@ -1751,13 +1751,13 @@ class Expander:
         found = self.history_dicts.get(history)
         if found is None:
             found = self.history_dicts[history] = (
-                dict(zip(_FEATURE_KEYS, history.features)), dict(zip(_ADMISSION_KEYS, history.admissions)),
-                dict(zip(_ADMISSION_KEYS, history.streak)), dict(zip(_ADMISSION_KEYS, history.fuse)),
+                dict(zip(FEATURE_KEYS, history.features)), dict(zip(ADMISSION_KEYS, history.admissions)),
+                dict(zip(ADMISSION_KEYS, history.streak)), dict(zip(ADMISSION_KEYS, history.fuse)),
                 history.lookups_only,
             )
         return found
 
-    def _labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int, tuple]:
+    def alphabet_labels(self, events: tuple[Event, ...]) -> tuple[tuple, bool, int, tuple]:
         """Per alphabet: its events' labels (None: no id), whether any id is a repeat, its family, its step keys.
 
         Without ordered ids a move names no label (``Move.added`` is a bit),
@@ -1851,7 +1851,7 @@ class Expander:
         shared_key = (self.groups[index], self._flags(index, events), copy, tag, membership)
         shared = self.shared.get(shared_key)
         if shared is None:
-            moves = self._moves(index, copy, events, membership)
+            moves = self.copy_moves(index, copy, events, membership)
             numbers = self.key_numbers
             shared = self.shared[shared_key] = (
                 moves, tuple([move.pair for move in moves]), tuple([move.after for move in moves]),
@@ -1913,7 +1913,7 @@ class Expander:
         return found, history, _Verdict(history, tuple(held), gained)
 
     #: How often (in states expanded) the caches are measured against their bounds.
-    _trim_every = 1024
+    trim_every = 1024
 
     def _trim(self) -> None:
         """Empty the caches that outgrew their bound (``CACHE_BOUNDS``): they only save work, so nothing else changes.
@@ -1969,12 +1969,12 @@ class Expander:
         unordered = not canon.ordered_ids
         edges = 0
         for position, key in enumerate(keys):
-            if not position % self._trim_every:
+            if not position % self.trim_every:
                 self._trim()
                 if self.known is not None and progress.active():
                     progress.update(level=f"level {depth + 1}: {position * 100 // len(keys)}% expanded",
                                     states=self.known + len(children))
-            events = _events_of(key, self.config)
+            events = events_of(key, self.config)
             edges += len(events)
             tag = id(events)
             if self.group and tag not in self.images:
@@ -1983,14 +1983,14 @@ class Expander:
                 except SymmetryBroken as broken:
                     return children, (position, self.stepping, [], False, broken), edges - len(events) + self.stepping + 1
             entries = []
-            labels, duplicates, family, step_events = self._labels(events)
+            labels, duplicates, family, step_events = self.alphabet_labels(events)
             if unordered:
                 ids = key.ids
                 tag = family
             for index, copy in enumerate(key.copies):
                 # A copy's moves depend on its memory only through which of the alphabet's repeated ids it
                 # remembers; an alphabet without repeated ids (the counters') reads no memory at all.
-                membership = _membership(ids, index) if unordered and duplicates else 0
+                membership = membership_of(ids, index) if unordered and duplicates else 0
                 found = caches[index].get((copy, tag, membership))
                 if found is None:
                     try:
@@ -2174,7 +2174,7 @@ class BudgetModel:
         return (encode([clone(prototype) for prototype in prototypes], monitor.history(), self._plain()),)
 
     def alphabet(self, state: State) -> tuple[Event, ...]:
-        return _events_of(state, self.config)
+        return events_of(state, self.config)
 
     def step(self, state: State, event: Event) -> Edge:
         """``event`` delivered to budgets decoded from ``state`` through ``Monitor.step``, then B13 at the successor."""
@@ -2254,7 +2254,7 @@ def masks(moves: Sequence[Move]) -> tuple[int, int]:
     )
 
 
-def _membership(ids: tuple, index: int) -> int:
+def membership_of(ids: tuple, index: int) -> int:
     """The labels copy ``index`` remembers, as a mask (bit ``n``: label ``n``), read off ``State.ids``."""
     out = 0
     for number, mask in enumerate(ids):
@@ -2268,7 +2268,7 @@ def _merge(first: Tally, second: Tally) -> Tally:
     return first
 
 
-def _events_of(key: State, config: Config) -> tuple[Event, ...]:
+def events_of(key: State, config: Config) -> tuple[Event, ...]:
     """The alphabet offered from ``key``: it depends on the state's shape only (see ``alphabet``)."""
     copies = key.copies
     any_open = not all(copy.terminal for copy in copies)
@@ -2279,7 +2279,7 @@ def _events_of(key: State, config: Config) -> tuple[Event, ...]:
 
 
 def _event_at(key: tuple, number: int, config: Config) -> Event:
-    return _events_of(key, config)[number]
+    return events_of(key, config)[number]
 
 
 def _mode(quick: bool | str) -> str:

@@ -74,17 +74,19 @@ def kept_symmetries(declared: tuple[Permutation, ...], broken: list[SymmetryBrea
 
 def search(
     model: Model, max_depth: int | None = None, max_states: int = 2_000_000, seconds: float | None = 600.0,
-    out_dir: Path | None = None, workers: int = 1, verbose: bool = False,
+    out_dir: Path | None = None, workers: int = 1, verbose: bool = False, batched: bool = True,
 ) -> SearchResult:
     """Search ``model``; on a broken reduction, search again without it (see the module docstring).
 
     ``seconds``: one deadline for every attempt (None: none). ``workers``:
     processes per level, for a batched model (a plain one runs in one).
-    ``verbose``: every level's size on stderr.
+    ``verbose``: every level's size on stderr. ``batched=False`` drives even
+    a batched model edge by edge through its plain ``Model`` side, which is
+    how the tests hold its expander to the plain steps.
     """
     started = time.perf_counter()
     bounds = Bounds(max_depth, max_states, None if seconds is None else time.monotonic() + seconds)
-    if isinstance(model, Batched):
+    if batched and isinstance(model, Batched):
         return _search_batched(model, bounds, workers, out_dir, verbose, started)
     return _search_plain(model, bounds, out_dir, verbose, started)
 

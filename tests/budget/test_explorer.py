@@ -188,7 +188,7 @@ def test_emptied_caches_change_nothing(monkeypatch):
     roomy = Tally()
     first = explore(scope, roomy, keep_states=True)
     monkeypatch.setattr(explorer, "CACHE_BOUNDS", {"verdicts": 5, "raw children": 5, "moves": 5})
-    monkeypatch.setattr(explorer.Expander, "_trim_every", 1)
+    monkeypatch.setattr(explorer.Expander, "trim_every", 1)
     tight = Tally()
     second = explore(scope, tight, keep_states=True)
     assert (second.states, second.edges, second.reached) == (first.states, first.edges, first.reached)
@@ -232,14 +232,14 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
     prototypes = explorer.new_prototypes(scope)
     edges = 0
     for state in sorted(result.reached):
-        events = explorer._events_of(state, scope)
-        rows = [expander._moves(index, copy, events, explorer._membership(state.ids, index)) for index, copy in enumerate(state.copies)]
+        events = explorer.events_of(state, scope)
+        rows = [expander.copy_moves(index, copy, events, explorer.membership_of(state.ids, index)) for index, copy in enumerate(state.copies)]
         before = {name: moves[0].before_snap for name, moves in zip(explorer.ALL_COPIES, rows)}
         fresh = {name: not snap.terminal for name, snap in before.items()}
         history = state.history
         dicts = (
-            dict(zip(explorer._FEATURE_KEYS, history.features)), dict(zip(explorer._ADMISSION_KEYS, history.admissions)),
-            dict(zip(explorer._ADMISSION_KEYS, history.streak)), dict(zip(explorer._ADMISSION_KEYS, history.fuse)),
+            dict(zip(explorer.FEATURE_KEYS, history.features)), dict(zip(explorer.ADMISSION_KEYS, history.admissions)),
+            dict(zip(explorer.ADMISSION_KEYS, history.streak)), dict(zip(explorer.ADMISSION_KEYS, history.fuse)),
             history.lookups_only,
         )
         for number, (event, moves) in enumerate(zip(events, zip(*rows))):
@@ -260,7 +260,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
             ids = None
             if not canon.ordered_ids:
                 # Without eviction the copy keys carry no memory: the child's ids come from the moves' bits.
-                ids = explorer.child_ids(state.ids, expander._labels(events)[0][number], *explorer.masks(moves))
+                ids = explorer.child_ids(state.ids, expander.alphabet_labels(events)[0][number], *explorer.masks(moves))
             child = explorer.canonical([move.after for move in moves], after_history, canon, ids)
             assert child == encode(budgets, monitor.history(), canon), event
             edges += 1
