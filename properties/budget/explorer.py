@@ -96,7 +96,6 @@ canonical states (``_trace``), so the saved file replays as it is.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import os
@@ -114,6 +113,7 @@ from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, app
 from properties import work_bound
 from properties.budget.counterexample import Counterexample, record
 from properties.counterexample import DEFAULT_DIR
+from properties.engine import cli
 from properties.engine.levels import LevelRun
 from properties.engine.model import Edge
 from properties.engine.result import Results, SearchResult
@@ -2318,23 +2318,12 @@ def run_explorer(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m properties.budget.explorer", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="the small set the unit tests use")
-    parser.add_argument(
-        "--profile", choices=("default", "thorough"), default="default",
-        help="thorough: the largest scopes (about 10 minutes on two cores)",
-    )
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="where a counterexample trace is saved")
-    parser.add_argument("--levels", action="store_true", help="print the size of every breadth-first level")
-    args = parser.parse_args(argv)
-    global _TRACE_LEVELS
-    _TRACE_LEVELS = args.levels
-    tally = Tally()
-    result = run_explorer("quick" if args.quick else args.profile, tally, args.out)
-    print(result.render())
-    for invariant in CATALOGUE:
-        print(f"  {invariant.id:<4} {tally.status(invariant.id):<8} checked {tally.checked[invariant.id]:>10,}  exercised {tally.exercised[invariant.id]:>10,}")
-    return 0 if result.ok and tally.ok_for(BY_ID) else 1
+    def run(mode: str, tally: Tally, out_dir: Path, levels: bool) -> ExplorerResult:
+        global _TRACE_LEVELS
+        _TRACE_LEVELS = levels
+        return run_explorer(mode, tally, out_dir)
+
+    return cli.main(argv, "python -m properties.budget.explorer", (__doc__ or "").splitlines()[0], run, CATALOGUE, BY_ID)
 
 
 if __name__ == "__main__":
