@@ -31,6 +31,12 @@ Rows, each the median of ``--repeats`` runs in this process:
   processes, and this explorer's runs explore side by side, one scope per
   core, largest first (``properties.budget.drivers``). These rows divide
   by wall seconds, so they read the load of the machine: run them quiet.
+* the engine against commit ``6f1debb`` (``ENGINE_BASELINE``, the explorer
+  before it became a model on the engine): the same scopes, one process
+  each, alternating, CPU seconds; states, edges, depth and reach must be
+  equal, and the ratio is what the split costs.
+* the symmetry checks' own cost: each compared scope with its checks and
+  without (the same states), CPU seconds, the ratio.
 * explorer growth: states, edges and seconds of this explorer's proofs at
   consecutive 4 as the total cap grows (3, 4, 5, 6, 8), with the growth
   factor per step; a scope still running after ``--growth-seconds`` is cut
@@ -303,6 +309,48 @@ def bench_symmetry_cost(repeats: int, timeout: float, add: Any) -> None:
         "CPU seconds with the checks over without, summed over the scopes")
 
 
+#: The last commit whose explorer ran its own search loop, before the budget became a model on the engine (issue 19).
+ENGINE_BASELINE = "6f1debb"
+
+
+def bench_engine_against(repeats: int, timeout: float, add: Any) -> None:
+    """The budget on the engine against ``ENGINE_BASELINE``'s explorer on the compared scopes: same search, CPU ratio.
+
+    One fresh process per exploration, one process each, alternating which
+    goes first; medians of ``repeats``. States, edges, depth and reach must be
+    equal (the split changes no search), and the ratio of CPU seconds is the
+    split's own cost.
+    """
+    with _Baseline(ENGINE_BASELINE) as old_root:
+        if old_root is None:
+            add(f"engine vs {ENGINE_BASELINE}", "-", "no baseline worktree (git worktree add failed)")
+            return
+        totals = {"old": 0.0, "new": 0.0}
+        for name, scope, fingerprints, depth, alphabet in COMPARED:
+            runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+            for number in range(repeats):
+                for side in (("old", "new") if number % 2 == 0 else ("new", "old")):
+                    progress.update(f"engine vs {ENGINE_BASELINE}", done=len(runs["old"]) + len(runs["new"]), total=2 * repeats,
+                                    unit=f"runs of {name}", force=True)
+                    root = old_root if side == "old" else ROOT
+                    found = _explore_in(root, _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, 1), timeout)
+                    if found is None:
+                        add(f"engine {name} ({side})", "-", f"cut off after {timeout:.0f} s")
+                        return
+                    runs[side].append(found)
+            shapes = {side: {(run["states"], run["edges"], run["depth"], run["complete"]) for run in found} for side, found in runs.items()}
+            if shapes["old"] != shapes["new"]:
+                raise RuntimeError(f"bench: {name}: the engine's search differs from {ENGINE_BASELINE}'s: {shapes}")
+            cpu = {side: _median([run["seconds"] for run in found]) for side, found in runs.items()}
+            for side in totals:
+                totals[side] += cpu[side]
+            states, edges, levels, _complete = min(shapes["new"])
+            add(f"engine {name}: now / {ENGINE_BASELINE} (CPU)", f"{cpu['new'] / cpu['old']:.2f}x",
+                f"{cpu['new']:.2f} vs {cpu['old']:.2f} CPU s; {states:,} states, {edges:,} edges, depth {levels} either way")
+        add(f"engine compared scopes: now / {ENGINE_BASELINE} (CPU)", f"{totals['new'] / totals['old']:.2f}x",
+            f"{totals['new']:.1f} vs {totals['old']:.1f} CPU s, medians of {repeats}, summed over the scopes")
+
+
 #: The commit whose default run the issue 19 budget compares with (the default run within 1.2x of its wall time).
 DEFAULT_RUN_BASELINE = "ed3c667"
 
@@ -530,6 +578,9 @@ def run(args: argparse.Namespace, add: Callable[[str, str, str], None]) -> tuple
                 bench_compare_wall(args.explorer_repeats, 900.0, add)
     with progress.line("explorer symmetry checks"):
         bench_symmetry_cost(args.explorer_repeats, 900.0, add)
+    if not args.no_compare:
+        with progress.line(f"engine vs {ENGINE_BASELINE}"):
+            bench_engine_against(args.explorer_repeats, 900.0, add)
     if not args.no_compare and not args.skip_default_run:
         with progress.line(f"default run vs {DEFAULT_RUN_BASELINE}"):
             bench_default_against(args.default_repeats, 900.0, add)
