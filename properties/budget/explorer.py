@@ -7,18 +7,24 @@ delivers every event of a finite alphabet (below) to copies of that state,
 through ``Monitor.step``, so every invariant of the catalogue is checked on
 every edge; the explorer itself checks nothing.
 
+The search is the engine's (``properties.engine.search``: the store of
+states and their parent links, the level loop and its limits, both cores, the
+collector, dropping a broken symmetry and searching again, the row type); this module is the
+budget's model on it (``BudgetModel``): the configurations, the alphabet, the
+canonical form, the batched ``Expander`` the engine drives (the ``Batched``
+hook of ``properties.engine.model``), and the real traces rebuilt from the
+canonical paths.
+
 Three sets (``configurations``: quick, default, thorough), of two kinds:
 
 * small scope: scaled-down limits, explored until no new state appears. With
   the canonical form below the state space is finite, so reaching the fixpoint
   is a complete proof of B1-B13 for those limits and this alphabet, *up to
-  the two symmetries the canonical form assumes*: the guard treats the two
+  the two symmetries the canonical form merges by*: the guard treats the two
   lanes alike and the two refusal kinds alike. That is a property of the code
-  under test, not something the search checks: a bug that breaks an invariant
-  only on the side the canonical form does not keep (seen with a planted
-  workspace-only bug) is invisible to the explorer and left to the bulk and
-  state-machine drivers, which merge nothing. A reviewer reading "proved"
-  should read "proved for a lane- and kind-symmetric guard".
+  under test, and the search checks it on every edge (``Expander._check_step``
+  and its siblings): a rule that breaks it is reported ``symmetry broken``
+  with a replayable trace, and the scope is searched again without it.
 * the real limits (``Limits()``, held to ``SPEC_LIMITS``), to a fixed depth:
   every trace of at most that many events; once with the whole alphabet and
   once deeper with the few events that move the run-wide counters.
