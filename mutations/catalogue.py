@@ -8,9 +8,10 @@ way. Edits are literal find/replace pairs, and each ``find`` must occur exactly
 once in its file: an entry whose text has drifted fails loudly instead of
 silently testing nothing.
 
-``level``: ``budget`` and ``hooks`` entries must also be killed by the
-property drivers alone (``python -m properties --mutants`` naming a B or H
-invariant); every entry must be killed by at least one pytest test.
+``level``: ``budget``, ``hooks``, ``navigation`` and ``lookup`` entries must
+also be killed by the property drivers alone (``python -m properties
+--mutants`` naming one of the entry's ``breaks``); every entry must be killed
+by at least one pytest test.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ BUDGET = "budget"
 HOOKS = "hooks"
 CLASSIFIER = "classifier"
 NAVIGATION = "navigation"
-LEVELS = (BUDGET, HOOKS, CLASSIFIER, NAVIGATION)
+LOOKUP_LEVEL = "lookup"
+LEVELS = (BUDGET, HOOKS, CLASSIFIER, NAVIGATION, LOOKUP_LEVEL)
 #: Levels whose entries must also be killed by the property drivers alone (``python -m properties --mutants``):
-#: each has a subject in the verdict. Classifier entries are judged by their table and real-program tests.
-PROPERTY_LEVELS = (BUDGET, HOOKS, NAVIGATION)
+#: each has a subject in the verdict. The inspection classifier's entries are judged by its table tests.
+PROPERTY_LEVELS = (BUDGET, HOOKS, NAVIGATION, LOOKUP_LEVEL)
 
 
 class CatalogueError(Exception):
@@ -498,50 +500,50 @@ INSPECTION_ENTRIES = [
 LOOKUP_ENTRIES = [
     _entry(
         "lookup-reverted", "000", "the lookup classifier reverted: every non-zero exit is a failure",
-        LOOKUP, CLASSIFIER,
-        _e("    if type(exit_code) is not int or exit_code != 1:\n        return False\n", "    return False\n"),
+        LOOKUP, LOOKUP_LEVEL,
+        _e("    if type(exit_code) is not int or exit_code != 1:\n        return False\n", "    return False\n"), breaks=("L1",),
     ),
     _entry(
         "lookup-accepts-or", "000", "`||` is accepted as a joiner between steps",
-        LOOKUP, CLASSIFIER,
+        LOOKUP, LOOKUP_LEVEL,
         _e('ALLOWED_OPERATORS = frozenset({";", "&&", "|"})\n', 'ALLOWED_OPERATORS = frozenset({";", "&&", "|", "||"})\n'),
-        _e('STEP_JOINERS = frozenset({";", "&&"})\n', 'STEP_JOINERS = frozenset({";", "&&", "||"})\n'),
+        _e('STEP_JOINERS = frozenset({";", "&&"})\n', 'STEP_JOINERS = frozenset({";", "&&", "||"})\n'), breaks=("L4",),
     ),
     _entry(
         "lookup-accepts-redirection", "000", "an unquoted redirection (`>`, `<`) is accepted as part of a word",
-        LOOKUP, CLASSIFIER,
-        _e(r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]]+)", r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]<>]+)"),
+        LOOKUP, LOOKUP_LEVEL,
+        _e(r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]]+)", r"    |(?P<bare>[A-Za-z0-9\-_./,:=+@%^\]<>]+)"), breaks=("L4",),
     ),
     _entry(
         "lookup-accepts-substitution", "000", "a command substitution inside double quotes is accepted",
-        LOOKUP, CLASSIFIER,
-        _e('    if "$" in body or "`" in body:\n        return None\n', ""),
+        LOOKUP, LOOKUP_LEVEL,
+        _e('    if "$" in body or "`" in body:\n        return None\n', ""), breaks=("L4",),
     ),
     _entry(
         "lookup-rg-before-last", "000", "rg is accepted before the last step",
-        LOOKUP, CLASSIFIER,
-        _e("    return is_lookup(argv) or is_sed_range(argv)\n", "    return is_last_lookup(argv) or is_sed_range(argv)\n"),
+        LOOKUP, LOOKUP_LEVEL,
+        _e("    return is_lookup(argv) or is_sed_range(argv)\n", "    return is_last_lookup(argv) or is_sed_range(argv)\n"), breaks=("L4",),
     ),
     _entry(
         "lookup-accepts-sort-o", "000", "`sort -o FILE` (writes a file) is accepted as a filter",
-        LOOKUP, CLASSIFIER,
-        _e('frozenset("bdfgiMhnRrsuVz"), {"k": SORT_KEY,', 'frozenset("bdfgiMhnRrsuVzo"), {"k": SORT_KEY,'),
+        LOOKUP, LOOKUP_LEVEL,
+        _e('frozenset("bdfgiMhnRrsuVz"), {"k": SORT_KEY,', 'frozenset("bdfgiMhnRrsuVzo"), {"k": SORT_KEY,'), breaks=("L4",),
     ),
     _entry(
         "lookup-sed-dash-operand", "000", "a sed operand that starts with `-` is accepted",
-        LOOKUP, CLASSIFIER,
+        LOOKUP, LOOKUP_LEVEL,
         _e('    for operand in argv[3:]:\n        if operand.startswith("-"):\n            return False\n    return True\n',
-           "    return True\n"),
+           "    return True\n"), breaks=("L4",),
     ),
     _entry(
         "lookup-accepts-exit-2", "000", "exit status 2 (an error) counts as found nothing",
-        LOOKUP, CLASSIFIER,
-        _e("    if type(exit_code) is not int or exit_code != 1:\n", "    if type(exit_code) is not int or exit_code not in (1, 2):\n"),
+        LOOKUP, LOOKUP_LEVEL,
+        _e("    if type(exit_code) is not int or exit_code != 1:\n", "    if type(exit_code) is not int or exit_code not in (1, 2):\n"), breaks=("L4",),
     ),
     _entry(
         "lookup-ignores-error-lines", "000", "error lines in the output are ignored",
-        LOOKUP, CLASSIFIER,
-        _e("    if has_error_line(output):\n        return False\n", ""),
+        LOOKUP, LOOKUP_LEVEL,
+        _e("    if has_error_line(output):\n        return False\n", ""), breaks=("L4",),
     ),
 ]
 

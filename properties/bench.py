@@ -500,7 +500,7 @@ def bench_classifier(seconds: float) -> dict[str, Any]:
     try:
         from properties.lookup.bench import bench_lookup
     except ModuleNotFoundError as error:
-        if error.name in ("properties.lookup.bench", "guard.lookup", "properties.lookup.corpus"):
+        if error.name in ("properties.lookup.bench", "guard.lookup", "properties.lookup.generate"):
             return {"status": f"absent ({error.name})"}
         raise
     result = bench_lookup(seconds)

@@ -1,7 +1,7 @@
 """A subject of the verdict, declared once: its invariants, coverage minimums, drivers and trace events.
 
 The harness judges several parts of the guard (``budget``, ``hooks``,
-``navigation``) with one catalogue, one tally and one report. Each part is a
+``navigation``, ``lookup``) with one catalogue, one tally and one report. Each part is a
 subpackage ``properties/<name>/`` whose ``subject.py`` defines ``SUBJECT``, a
 ``Subject`` record; ``python -m properties`` loops over ``SUBJECTS`` (or the
 ones ``--subject`` selects) and runs each subject's drivers.
@@ -10,7 +10,7 @@ Everything a subject declares is plain data and functions, so a driver runs in
 any process and returns picklable results:
 
 * ``catalogue``: its invariants (``properties.catalogue.Invariant``), ids
-  unique across every subject (``B*``, ``H*``, ``N*``).
+  unique across every subject (``B*``, ``H*``, ``N*``, ``L*``).
 * ``coverage_minimums``: coverage counts a default run must reach.
 * ``drivers``: ``Driver`` records; each takes a ``DriverRequest`` and returns
   a ``DriverResult`` (a tally, a report row's details, and the first failure
@@ -34,7 +34,7 @@ import attrs
 from properties.catalogue import Invariant, Tally, Violation
 
 #: Every subject, in the order the verdict prints them.
-SUBJECTS = ("budget", "hooks", "navigation")
+SUBJECTS = ("budget", "hooks", "navigation", "lookup")
 #: Run modes: the reviewer's full run, a fast smoke run, and the deterministic run made against each mutant.
 MODES = ("default", "quick", "mutants")
 
@@ -123,6 +123,9 @@ class Subject:
     preamble: "Callable[[], str] | None" = None
     #: What one trace of this subject is called in the report ("traces", "sequences").
     unit: str = "traces"
+    #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
+    #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
+    requires: "Callable[[], str] | None" = None
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -4,9 +4,10 @@ Schema ``guard-trace/1``::
 
     {
       "schema": "guard-trace/1",
-      "subject": "budget",                         # optional, default "budget" (the only one so far:
-                                                   # hook sequences and navigation scenarios have
-                                                   # their own formats, read by the same safe_json rules)
+      "subject": "budget",                         # optional, default "budget"; "lookup" too (its
+                                                   # events: properties/lookup/trace_file.py); hook
+                                                   # sequences and navigation scenarios have their own
+                                                   # formats, read by the same safe_json rules
       "name": "strixy-r107",                       # optional, shown in tables
       "invariant": "B5",                           # optional: the invariant the file was saved for
       "step": 3,                                   # optional: the step (from 0) where it broke
@@ -173,7 +174,19 @@ def kinds_for(subject: str) -> dict[str, EventKind]:
     replay can judge a subject's trace only when its monitor takes events alone. The hook subject's
     sequences carry a setting besides their events and have their own schema (``OWN_FORMATS``).
     """
+    known(subject)
     return EVENT_KINDS[subject]
+
+
+def known(subject: str) -> bool:
+    """Whether ``subject`` has trace events; a subject of the registry registers its own when it is loaded
+    (``properties/<name>/subject.py`` imports its ``trace_file``), so a file names any subject by itself."""
+    if subject not in EVENT_KINDS and subject not in OWN_FORMATS:
+        from properties.subject import SUBJECTS, load
+
+        if subject in SUBJECTS:
+            load(subject)
+    return subject in EVENT_KINDS
 
 
 def event_name(event: Any, subject: str = DEFAULT_SUBJECT) -> str:
@@ -221,7 +234,7 @@ def _header_value(key: str, value: Any, source: str) -> Any:
     elif key == "subject":
         if isinstance(value, str) and value in OWN_FORMATS:
             raise _fail(source, "subject", f"{value} traces are {OWN_FORMATS[value]}")
-        if not isinstance(value, str) or value not in EVENT_KINDS:
+        if not isinstance(value, str) or not known(value):
             raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
     elif key in ("name", "origin"):
         if not isinstance(value, str):

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from mutations import catalogue, catalogue_runner, mutmut_layer, red_check, report
-from mutations.catalogue import BUDGET, CLASSIFIER, CatalogueError, Edit, Entry
+from mutations.catalogue import BUDGET, CLASSIFIER, LOOKUP_LEVEL, CatalogueError, Edit, Entry
 from mutations.equivalents import Equivalent
 from properties.paths import ROOT
 
@@ -384,7 +384,7 @@ def test_each_limit_is_mutated_one_lower_and_one_higher() -> None:
 def test_budget_entries_owe_a_kill_to_the_property_drivers() -> None:
     levels = {entry.id: entry.level for entry in catalogue.entries()}
     assert levels["defer-below-fuse"] == BUDGET and levels["stop-keeps-correction"] == BUDGET
-    assert levels["lookup-reverted"] == CLASSIFIER
+    assert levels["lookup-reverted"] == LOOKUP_LEVEL and levels["inspection-page-errors-correctable"] == CLASSIFIER
 
 
 @pytest.mark.parametrize("arguments", [["--jobs", "0"], ["--seed", "x"], ["--only-catalogue", "--only-mutmut"], ["--nope"]])
