@@ -107,8 +107,7 @@ def scan_joiners(command: str) -> tuple[str, ...]:
 
 
 def scanner_fidelity(step: Step) -> Outcome:
-    """L1 scanner fidelity: for every chain of the accepted grammar, the classifier accepts it and the words
-    it parsed equal the argv dash passes to each program (run under ``dash -c`` with every program replaced by
+    """For every chain of the accepted grammar, the classifier accepts it and the words it parsed equal the argv dash passes to each program (run under ``dash -c`` with every program replaced by
     a recorder; a pipeline's members run at once, so compared as multisets)."""
     if not step.receipt.valid:
         return False, None
@@ -131,7 +130,7 @@ def _words(step: Step) -> str:
 
 
 def no_side_effects(step: Step) -> Outcome:
-    """L2 no side effects: every accepted command, run for real under dash in a scratch git repository with
+    """Every accepted command, run for real under dash in a scratch git repository with
     a scratch HOME, creates, changes or deletes no file there (nor do its steps run alone)."""
     seen = step.observation
     if not (step.receipt.valid and step.accepted and seen is not None):
@@ -143,7 +142,7 @@ def no_side_effects(step: Step) -> Outcome:
 
 
 def exit_one_means_nothing_found(step: Step) -> Outcome:
-    """L3 exit 1 means nothing found: for every accepted command whose real run exits 1, the step that set
+    """For every accepted command whose real run exits 1, the step that set
     that status (the last one that ran: in an ``&&`` chain stopped by an empty search, that search) is a
     bare lookup which, run alone, exits 1; with only ``;`` joiners, that is the last lookup."""
     seen = step.observation
@@ -161,14 +160,14 @@ def exit_one_means_nothing_found(step: Step) -> Outcome:
 
 
 def rejection_is_robust(step: Step) -> Outcome:
-    """L4 rejection is robust: no receipt of the hostile corpus (each disqualifier of the spec, quoted and
+    """No receipt of the hostile corpus (each disqualifier of the spec, quoted and
     unquoted, combined flags, odd whitespace, Unicode look-alikes, bad exit statuses, error lines, values of
     the wrong type) is accepted."""
     if step.receipt.valid:
         return False, None
     if step.accepted:
         command, exit_code, output = step.receipt.arguments()
-        return True, (f"a {step.receipt.kind} receipt is accepted: command {shown(command)}, exit {exit_code!r}, "
+        return True, (f"a receipt of the hostile kind {step.receipt.kind} is accepted: command {shown(command)}, exit {exit_code!r}, "
                       f"output {str(output)[:200]!r}")
     return True, None
 
@@ -181,15 +180,17 @@ CATALOGUE: tuple[Invariant, ...] = (
 )
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
-#: What a default run must reach (``drivers.SIZES``, ``stateful.EXAMPLES``): the tests ask for at least 10
-#: exits of 1 and 5 last lookups alone in 60 chains, and an ``&&`` chain decided before its last step.
+#: What a default run must reach (``drivers.SIZES``, ``drivers.EXAMPLES``): the tests ask for at least 10
+#: exits of 1 and 5 last lookups alone in 60 chains, and an ``&&`` chain decided before its last step; every
+#: one of the seed's chains runs. Seeds 1-4 reached 108-135 chains (89 of them the bulk driver's), 64-80
+#: exits of 1, 35-44 last lookups alone and 6-18 chains decided before their last step.
 COVERAGE_MINIMUMS = {
     "chains run for real": 100,
-    "the seed's chains": 4,
-    "exit 1 for real": 30,
-    "last lookup alone exits 1": 10,
-    "decided before the last step": 3,
-    "hostile receipts": 3_000,
+    "the seed's chains": 9,
+    "exit 1 for real": 45,
+    "last lookup alone exits 1": 20,
+    "decided before the last step": 4,
+    "hostile receipts": 2_000,
 }
 
 
