@@ -36,7 +36,7 @@ from properties.subject import DriverRequest, DriverResult
 
 @attrs.frozen
 class Sizes:
-    #: Seeded chains of the accepted grammar run for real (``--traces`` overrides it), besides the seed's own.
+    #: Seeded chains of the accepted grammar run for real, besides the seed's own.
     chains: int
     #: Hostile receipts of each kind (``generate.HOSTILE_KINDS``, 21 kinds).
     hostile_per_kind: int
@@ -92,11 +92,20 @@ def run_bulk(seed: int, sizes: Sizes, tally: Tally, *, only: "tuple[str, ...] | 
     return failure
 
 
+def sized(mode: str, receipts: "int | None") -> Sizes:
+    """The mode's sizes, or about ``receipts`` receipts (``--traces``) in the mode's proportion of chains to
+    hostile receipts: a receipt is what this subject counts, and a chain costs about 60 hostile receipts."""
+    sizes = SIZES.get(mode, SIZES["default"])
+    if receipts is None:
+        return sizes
+    hostile = len(generate.HOSTILE_KINDS) * sizes.hostile_per_kind
+    chains = max(1, round(receipts * sizes.chains / (sizes.chains + hostile)))
+    return Sizes(chains, max(1, -(-(receipts - chains) // len(generate.HOSTILE_KINDS))))
+
+
 def run_bulk_driver(request: DriverRequest) -> DriverResult:
     tally = Tally()
-    sizes = SIZES.get(request.mode, SIZES["default"])
-    if request.size is not None:
-        sizes = attrs.evolve(sizes, chains=request.size)
+    sizes = sized(request.mode, request.size)
     started = time.perf_counter()
     failure = run_bulk(request.seed, sizes, tally, only=only_ids(request), stop_at_first=request.stop_at_first)
     seconds = time.perf_counter() - started

@@ -123,13 +123,14 @@ def missing() -> str:
 class Observation:
     """What the real programs did with one command: dash's argv (L1), the files (L2), the exit statuses (L3)."""
 
-    #: Every argv dash passed to a program, in the order the recorders wrote them (a pipeline's members run at
-    #: once, so compare as multisets); the argv run's exit status and what it printed.
+    #: Every argv dash passed to a program, sorted: a pipeline's members run at once and record in no fixed
+    #: order, so the list is kept (and compared) as a multiset; the argv run's exit status and what it printed.
     argv: tuple[tuple[str, ...], ...]
     argv_status: "int | None"
     argv_errors: str
-    #: The real run: its exit status, its output (stdout and stderr merged, cut), and the paths it created,
-    #: changed or deleted (relative to the scratch folder).
+    #: The real run: its exit status, its output (stdout and stderr merged, cut; a pipeline's members write
+    #: at once, so its lines may come in another order on another run: shown, never judged), and the paths it
+    #: created, changed or deleted (relative to the scratch folder).
     status: "int | None"
     output: str
     changed: tuple[str, ...] = ()
@@ -405,12 +406,11 @@ def read_text(path: Path, limit: int) -> str:
 
 
 def read_argvs(folder: Path, index: int) -> tuple[tuple[str, ...], ...]:
-    """The argv files the recorders wrote for command ``index`` (``<index>.<n>``), in the order they were made."""
+    """The argv files the recorders wrote for command ``index`` (``<index>.<n>``), sorted."""
     prefix = f"{index}."
     try:
         names = [name for name in os.listdir(folder) if name.startswith(prefix) and name[len(prefix):].isdigit()]
     except OSError:
         return ()
-    names.sort(key=lambda name: int(name[len(prefix):]))
-    return tuple(tuple(part.decode("utf-8", "surrogateescape") for part in (folder / name).read_bytes().split(b"\0")[:-1])
-                 for name in names)
+    return tuple(sorted(tuple(part.decode("utf-8", "surrogateescape") for part in (folder / name).read_bytes().split(b"\0")[:-1])
+                        for name in names))
