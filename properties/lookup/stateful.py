@@ -13,8 +13,12 @@ with an AssertionError naming the invariant, and Hypothesis shrinks it.
 The details of a step come from a ``random.Random`` seeded by an integer
 Hypothesis draws (``DETAIL``): Hypothesis's own Random would shrink inside a
 step, but every one of its draws is a Hypothesis draw, and a hostile receipt
-takes about a hundred of them, which made the machine four times slower. One monitor, and so one scratch workspace, serves every
-example of a run: making the scratch git repository costs more than a chain.
+takes about a hundred of them, which made the machine four times slower.
+
+One monitor, and so one scratch workspace, serves every example of the
+driver's run: making the scratch git repository costs more than a chain.
+The standalone machine (HypoFuzz's target) makes one per example instead
+(``machine_class``).
 """
 
 from __future__ import annotations
@@ -45,19 +49,27 @@ def chooser(detail: int) -> generate.RandomChooser:
 
 
 def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures: "list | None" = None,
-                  monitors: "list[Monitor] | None" = None) -> type:
-    """A standalone ``RuleBasedStateMachine`` that fills ``tally`` and records its first failure in ``failures``;
-    the monitor it makes is appended to ``monitors`` (so that the caller can remove its workspace)."""
-    shared: list[Monitor] = [] if monitors is None else monitors
+                  shared: "list[Monitor] | None" = None) -> type:
+    """A standalone ``RuleBasedStateMachine`` that fills ``tally`` and records its first failure in ``failures``.
 
-    def monitor() -> Monitor:
-        if not shared:
-            shared.append(new_monitor(tally, only))
-        return shared[0]
+    With ``shared`` (a list, empty at first) every example judges with one monitor, kept there so that the
+    caller removes its workspace: the driver's way, since a workspace costs more than a chain. Without, each
+    example makes its own on its first chain and removes it at its end, so that every example runs the same
+    code for the same input (HypoFuzz counts an input's behaviours only when a replay covers them again)."""
 
     class LookupMachine(RuleBasedStateMachine):
+        def _monitor(self) -> Monitor:
+            if shared is not None:
+                if not shared:
+                    shared.append(new_monitor(tally, only))
+                return shared[0]
+            if self.own is None:
+                self.own = new_monitor(tally, only)
+            return self.own
+
         @initialize(cd=st.sampled_from((None, None) + generate.CD_DIRS))
         def start(self, cd: "str | None") -> None:
+            self.own: "Monitor | None" = None
             self.cd = cd
             self.steps: list[tuple[tuple[str, ...], ...]] = []
             self.joiners: list[str] = []
@@ -92,8 +104,13 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
             case = generate.hostile_case(chooser(detail), kind)
             self._judge(Receipt.of(case.command, case.exit_code, case.output, kind=kind, label="stateful"))
 
+        def teardown(self) -> None:
+            own = getattr(self, "own", None)
+            if own is not None:
+                own.close()
+
         def _judge(self, receipt: Receipt) -> None:
-            judging = monitor()
+            judging = self._monitor()
             found = judging.step(receipt)
             last = judging.last
             if last is not None and last.deciding is not None:
@@ -130,7 +147,7 @@ def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None
     monitors: list[Monitor] = []
     chosen = driver_settings(profile, examples, steps, shrink)
     try:
-        outcome = run_machine(machine_class(own, only, failures, monitors), chosen, seed,
+        outcome = run_machine(machine_class(own, only, failures, shared=monitors), chosen, seed,
                               lambda: failures[0] if failures else None)
     finally:
         for made in monitors:
