@@ -235,6 +235,9 @@ class Workspace:
     """A scratch folder for one monitor's real runs, made on first use and removed when the monitor goes."""
 
     def __init__(self) -> None:
+        problem = missing()
+        if problem:
+            raise ProgramsMissing(problem)
         self.base = Path(tempfile.mkdtemp(prefix="lookup-real-", dir=scratch_parent()))
         self.finalizer = weakref.finalize(self, shutil.rmtree, str(self.base), True)
         self.work, self.home = self.base / "work", self.base / "home"
@@ -282,6 +285,10 @@ class Workspace:
             changed = self.run_script(self.script(runs, lines, "alone", argv=False), runs, len(lines), "alone") or changed
         alone_statuses = read_statuses(runs / "alone-status", len(lines))
         blamed = self.blame(commands) if changed else {}
+        if changed and not blamed:
+            # Something changed a file, and no command did it again alone: never lose it, blame the batch.
+            blamed = {index: ("(a file changed during this batch; no command changed one again when run alone)",)
+                      for index in range(len(commands))}
         observations, cursor = [], 0
         for index, parts in enumerate(alone):
             mine = tuple((part.joiner, part.text, alone_statuses[cursor + offset]) for offset, part in enumerate(parts))
