@@ -72,3 +72,15 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+#: Seconds ``nox -s bench`` gives the classifier's row (shared by its timed repeats).
+BENCH_SECONDS = 5.0
+
+
+def run(_args: Any, add: Any) -> tuple[list[tuple[str, str]], bool]:
+    """The subject's row of ``nox -s bench`` (``properties.subject.Bench``): classifier calls per second."""
+    result = bench_lookup(BENCH_SECONDS)
+    add("lookup classifier (commands/s)", f"{result['commands_per_second']:,.0f}",
+        f"median of {result['repeats']} repeats over {result['mix_size']:,} receipts (seed {result['seed']})")
+    return [], True

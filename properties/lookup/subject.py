@@ -26,7 +26,7 @@ from properties.lookup.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS
 from properties.lookup.monitor import new_monitor
 from properties.lookup.trace_file import SCHEMA, LookupTraceError
 from properties.safe_json import carries_schema
-from properties.subject import Driver, Lazy, Pin, Replay, Subject
+from properties.subject import Bench, Driver, Lazy, Pin, Replay, Subject
 
 
 def monitor(tally: Tally, only: "Sequence[Invariant] | None" = None) -> Any:
@@ -102,4 +102,5 @@ SUBJECT = Subject(
     order=40,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay),
     pin=Pin(pin, check_pinned),
+    bench=Bench(Lazy("properties.lookup.bench", "run")),
 )
