@@ -331,7 +331,7 @@ class Workspace:
                      f'  {dash} -c "$c" </dev/null >{at}/out.$i 2>&1']
         else:
             body += ['  j=${c%% *}; c=${c#* }',
-                     f'  if [ "$j" = "&&" ] && [ "$s" -ne 0 ]; then i=$((i+1)); continue; fi',
+                     '  if [ "$j" = "&&" ] && [ "$s" -ne 0 ]; then i=$((i+1)); continue; fi',
                      f"  cd {q(str(self.work))}",
                      f'  {dash} -c "$c" </dev/null >/dev/null 2>&1']
         body += [f'  s=$?; echo "$i $s" >>{at}/{tag}-status',
