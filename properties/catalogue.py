@@ -110,10 +110,12 @@ class Tally:
 
     def note_parting(self, what: str, steps: int, description: str) -> None:
         """One trace met ``what`` after ``steps`` steps; the shortest such trace's description is kept."""
-        seen = self.partings.setdefault(what, [0, steps, description])
-        seen[0] += 1
-        if steps < seen[1]:
-            seen[1], seen[2] = steps, description
+        # Branch-free on purpose: a state machine shares one tally across examples, and a branch taken only when
+        # this trace is shorter than earlier ones would make a fuzzer's replay of it cover other code (HypoFuzz
+        # counts such an input unstable and keeps it out of its corpus). On a tie the earlier trace stays.
+        count, shortest, text = self.partings.get(what, (0, steps, description))
+        best = min((shortest, text), (steps, description), key=lambda pair: pair[0])
+        self.partings[what] = [count + 1, best[0], best[1]]
 
     @property
     def checked(self) -> Counter:

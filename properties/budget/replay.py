@@ -59,7 +59,6 @@ from typing import Any, Iterable, Iterator, Sequence
 import attrs
 
 from guard.limits import Limits
-from properties import work_bound
 from properties.budget.copies import new_copies
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.catalogue import Tally
@@ -575,21 +574,6 @@ def _render(trace: Trace, path: str | None, keep: int | None) -> tuple[str, bool
     return render(replay), bool(replay.broken)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Replay, under the verdict's memory limit: a replay that exhausts it, or a version that crashes on the
-    trace, is one line naming what was replayed and exit status 1 (issue 25), never a traceback."""
-    from properties import workers
-
-    workers.limit_memory(workers.memory_limit(1))
-    try:
-        return replay_main(argv)
-    except (MemoryError, RecursionError) as error:
-        running = f" while running {work_bound.running}" if work_bound.running else ""
-        print(f"python -m properties.replay: {type(error).__name__}{running}: the replayed code ran out of "
-              "memory or stack", file=sys.stderr)
-        return 1
-
-
 def replay_main(argv: Sequence[str] | None = None) -> int:
     # Text from a trace file is escaped when printed; this guards any path that forgot to (lone surrogates).
     for stream in (sys.stdout, sys.stderr):
@@ -716,4 +700,7 @@ def check_pinned(path: Path) -> tuple[str, bool]:
 
 
 if __name__ == "__main__":
+    # The core's replay is the one entry point: it sets the memory limit and hands a budget file back here.
+    from properties.replay import main
+
     sys.exit(main())

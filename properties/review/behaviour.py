@@ -235,6 +235,20 @@ def cell(module: ModuleType, row: "dict[str, Any] | None", name: str) -> str:
     return str(module.show(name, row[name]))
 
 
+#: Characters shown before and after the first difference of two values whose shortened cells look alike.
+CONTEXT = 30
+
+
+def around_difference(one: Any, two: Any) -> tuple[str, str]:
+    """Two values that differ past what their cells show: each one's JSON around the first character that differs."""
+    left = json.dumps(one, default=str, separators=(",", ":"))
+    right = json.dumps(two, default=str, separators=(",", ":"))
+    at = next((i for i, (a, b) in enumerate(zip(left, right)) if a != b), min(len(left), len(right)))
+    start = max(0, at - CONTEXT)
+    lead = "..." if start else ""
+    return lead + left[start:at + 2 * CONTEXT], lead + right[start:at + 2 * CONTEXT]
+
+
 def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, Any]], head_rows: list[dict[str, Any]],
                observables: Sequence[str], keep: int = 12) -> list[str]:
     """A short table of the last ``keep`` steps: the event, then BASE and HEAD for each observable shown."""
@@ -245,10 +259,15 @@ def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, An
     for index in range(start, len(events)):
         one = base_rows[index] if index < len(base_rows) else None
         two = head_rows[index] if index < len(head_rows) else None
-        mark = "" if all(cell(module, one, name) == cell(module, two, name) for name in observables) else " *"
-        cells = [f"{index}{mark}", module.describe(events[index])]
+        # A difference is marked by the values themselves, never by their shown (shortened) cells.
+        differs = [name for name in observables if (one is None) != (two is None) or
+                   (one is not None and two is not None and one.get(name) != two.get(name))]
+        cells = [f"{index}{' *' if differs else ''}", module.describe(events[index])]
         for name in observables:
-            cells += [cell(module, one, name), cell(module, two, name)]
+            shown = [cell(module, one, name), cell(module, two, name)]
+            if name in differs and shown[0] == shown[1] and one is not None and two is not None:
+                shown = list(around_difference(one.get(name), two.get(name)))
+            cells += shown
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     if start:
