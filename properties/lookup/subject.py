@@ -8,7 +8,7 @@ programs and their scratch workspace: ``programs.py``; generators:
 receipts and a Hypothesis state machine (``drivers.py``, ``stateful.py``);
 trace files: ``trace_file.py``; throughput: ``bench.py``; mutations:
 ``mutations/entries/lookup.py`` (level ``lookup``); replay and pinning:
-``replay.py``.
+``replay.py``; counterexamples: ``counterexample.py``.
 
 A lookup trace is a list of receipts; its one event kind is ``receipt``.
 The subject needs dash, GNU grep and sed, git and ripgrep 13 (``requires``:
@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from properties.catalogue import Invariant, Tally, Violation
-from properties.lookup import programs, trace_file
+from properties.lookup import programs
 from properties.lookup.events import Receipt
-from properties.lookup.invariants import BY_ID, CATALOGUE, COVERAGE_MINIMUMS
+from properties.lookup.invariants import CATALOGUE, COVERAGE_MINIMUMS
 from properties.lookup.monitor import new_monitor
 from properties.lookup.trace_file import SCHEMA, LookupTraceError
 from properties.safe_json import carries_schema
@@ -62,25 +62,9 @@ def state_machine() -> type:
 
 
 def counterexample(driver: str, events: list[Any], violation: Violation) -> tuple[str, str]:
-    """Save the failing receipt, with what the real programs did, as a lookup trace and say how to replay it."""
-    from properties.counterexample import DEFAULT_DIR
+    from properties.lookup.counterexample import counterexample as save
 
-    receipt: Receipt = events[-1]
-    path = trace_file.save(receipt, violation, f"lookup-{driver.replace(' ', '-')}, {violation.invariant}", DEFAULT_DIR)
-    command, exit_code, output = receipt.arguments()
-    invariant = BY_ID[violation.invariant]
-    lines = [f"COUNTEREXAMPLE from lookup {driver}: {violation}",
-             f"  {invariant.id} [{invariant.seeds}] {invariant.statement.splitlines()[0]}",
-             f"  receipt ({receipt.kind}): command {command!r}" + ("" if receipt.valid else f", exit {exit_code!r}, output {output!r}")]
-    seen = receipt.observed
-    if isinstance(seen, dict):
-        lines.append(f"  dash with recorders: exit {seen.get('argv_status')}, argv {seen.get('argv')}")
-        lines.append(f"  real run: exit {seen.get('status')}, output {str(seen.get('output', ''))[:300]!r}, "
-                     f"changed {seen.get('changed') or 'nothing'}")
-        for joiner, text, status in seen.get("alone") or []:
-            lines.append(f"  alone ({joiner}): `{text}` exit {'skipped' if status is None else status}")
-    lines.append(f"  saved: {path} (replay: nox -s replay -- {path})")
-    return "\n".join(lines), str(path)
+    return save(driver, events, violation)
 
 
 SUBJECT = Subject(
