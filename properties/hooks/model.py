@@ -144,6 +144,15 @@ class HookModel:
     subject: str = "hooks"
     symmetries: Sequence[Permutation] = ()
 
+    @property
+    def scope(self) -> str:
+        """The scope in a few words, for the report's table (the limits as the budget's rows abbreviate them)."""
+        short = {"consecutive_failures": "c", "total_failures": "t", "rounds_without_progress": "r",
+                 "free_empty_lookups": "f", "corrected_attempts": "d", "identical_successes": "i"}
+        limits = " ".join(f"{short.get(name, name)}{value}" for name, value in self.limits)
+        setting = "playground" if self.playground else "website"
+        return f"{limits}; {setting}, {len(self.moves)} events, runs of at most {self.length}"
+
     def sequence(self, events: Sequence[HookEvent]) -> HookSequence:
         return HookSequence(self.playground, tuple(events), limits=self.limits)
 

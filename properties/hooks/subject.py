@@ -50,4 +50,6 @@ SUBJECT = Subject(
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
+    # The exhaustive engine's scopes of the hook path (properties/hooks/model.py), proved by the core's model driver.
+    models=Lazy("properties.hooks.model", "scopes"),
 )

@@ -116,6 +116,14 @@ class NavigationModel:
     symmetries: Sequence[Permutation] = ()
 
     @property
+    def scope(self) -> str:
+        """The scope in a few words, for the report's table."""
+        limits = dict(self.limits)
+        return (f"calls {limits['tool_calls']}, no-progress {limits['no_progress']}, evidence {limits['evidence_chars']} "
+                f"chars, reserve {limits['reserve_ms']} ms; {self.slices} slices of {limits['slice_ms']} ms, "
+                f"{len(self.events)} events, {len(self.endings)} endings")
+
+    @property
     def slices(self) -> int:
         return RETRIEVAL_MS // SLICE_MS
 

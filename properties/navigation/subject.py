@@ -76,4 +76,6 @@ SUBJECT = Subject(
     unit="scenarios",
     order=30,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
+    # The exhaustive engine's scopes of navigation (properties/navigation/model.py), proved by the core's model driver.
+    models=Lazy("properties.navigation.model", "scopes"),
 )
