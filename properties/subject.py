@@ -243,6 +243,9 @@ class Subject:
     options: tuple[Option, ...] = ()
     #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
     drives: tuple[str, ...] = ()
+    #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
+    #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
+    requires: "Callable[[], str] | None" = None
     #: ``models(scopes)`` -> the engine's models of the scopes ``quick``, ``default`` or ``thorough`` (a ``Lazy``,
     #: so that reading the registry imports no model), or None. Declaring it adds ``MODEL_DRIVER``.
     models: "Callable[[str], Sequence[Any]] | None" = None
