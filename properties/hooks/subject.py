@@ -51,4 +51,6 @@ SUBJECT = Subject(
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
     bench=Bench(Lazy("properties.hooks.bench", "run")),
+    # The exhaustive engine's scopes of the hook path (properties/hooks/model.py), proved by the core's model driver.
+    models=Lazy("properties.hooks.model", "scopes"),
 )

@@ -43,6 +43,10 @@ class Scenario:
     completion_reply: str = '{"answer": "partial answer", "citations": []}'
     cancel_at: "int | None" = None
     note: str = ""
+    #: Scaled-down navigation limits, as (``guard.navigation_limits.NavigationLimits`` field, value) pairs; empty:
+    #: the seed's own. Production runs under them and the invariants judge by the spec's numbers scaled the same
+    #: way (``properties.navigation.invariants.spec_of``): the exhaustive model's scopes, kept in its saved files.
+    limits: tuple[tuple[str, int], ...] = ()
 
     def request(self) -> Request:
         grant = Grant(id=f"grant-{self.name}", source_tokens=self.grant_tokens, model=self.model)

@@ -40,11 +40,23 @@ SPEC = Spec()
 BOUNDS = ("tool_calls", "no_progress", "deadline")
 
 
+def spec_of(scenario: Scenario) -> Spec:
+    """navigation.md's numbers, with those the scenario scales down (its ``limits``) scaled the same way.
+
+    A scaled scope judges production under limits L against the spec's rules with the numbers L: the rules stay
+    the spec's, only the constants move together (the exhaustive model's small scopes)."""
+    if not scenario.limits:
+        return SPEC
+    names = attrs.fields_dict(Spec)
+    return attrs.evolve(SPEC, **{name: value for name, value in scenario.limits if name in names})
+
+
 def spec_deadlines(scenario: Scenario, start: int = 0) -> tuple[int, int, int]:
     """(work, reserve, retrieval) as navigation.md defines them, for a request made at ``start``."""
-    timeout = min(max(scenario.timeout_ms, SPEC.timeout_min_ms), SPEC.timeout_max_ms)
-    work = min(start + scenario.delegation_timeout_ms, max(start, start + timeout - SPEC.headroom_ms))
-    reserve = min(SPEC.reserve_ms, (work - start) // SPEC.reserve_divisor) if work > start else 0
+    spec = spec_of(scenario)
+    timeout = min(max(scenario.timeout_ms, spec.timeout_min_ms), spec.timeout_max_ms)
+    work = min(start + scenario.delegation_timeout_ms, max(start, start + timeout - spec.headroom_ms))
+    reserve = min(spec.reserve_ms, (work - start) // spec.reserve_divisor) if work > start else 0
     return work, reserve, work - reserve
 
 
@@ -92,6 +104,8 @@ class Step:
     #: What should have ended it: a bound, "cancelled", "reply", or None.
     expected: "str | None"
     progress_chars: int = 0
+    #: The numbers judged by (navigation.md's, or the scenario's scaled ones: ``spec_of``).
+    spec: Spec = SPEC
 
     @property
     def prod(self) -> Any:
@@ -108,6 +122,7 @@ class Step:
 
 
 def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int]:
+    spec = spec_of(scenario)
     seen: set = set()
     texts: set = set()
     calls = streak = chars = 0
@@ -122,7 +137,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
             seen.add(message.id)
             if message.role == "assistant":
                 calls += message.tool_calls
-                if view.bound is None and calls >= SPEC.tool_calls:
+                if view.bound is None and calls >= spec.tool_calls:
                     view.bound = "tool_calls"
             else:
                 kind = spec_class(message, texts)
@@ -131,7 +146,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                     chars += len(message.text)
                 else:
                     streak += 1
-                    if view.bound is None and streak >= SPEC.no_progress:
+                    if view.bound is None and streak >= spec.no_progress:
                         view.bound = "no_progress"
                 if kind in ("progress", "repeated"):
                     texts.add(message.text)
@@ -163,7 +178,7 @@ def judge(index: int, scenario: Scenario) -> Step:
             continue
         break
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
-                polls[end].progress_chars if end is not None else chars)
+                polls[end].progress_chars if end is not None else chars, spec_of(scenario))
 
 
 def _synthesized(step: Step) -> bool:
@@ -206,12 +221,12 @@ def n2_evidence_cap(step: Step) -> Outcome:
     progress results read, and the synthesis call carries no more."""
     if not step.bound_path:
         return False, None
-    expected = min(SPEC.evidence_chars, step.progress_chars)
+    expected = min(step.spec.evidence_chars, step.progress_chars)
     if step.prod.evidence_chars != expected:
         return True, (f"kept {step.prod.evidence_chars} evidence characters of {step.progress_chars} available; "
                       f"the spec keeps {expected}")
     for call, *_ in step.production.record.completions:
-        if call.evidence_chars > SPEC.evidence_chars:
+        if call.evidence_chars > step.spec.evidence_chars:
             return True, f"the synthesis call carried {call.evidence_chars} evidence characters"
     return True, None
 
@@ -394,10 +409,10 @@ def coverage(step: Step) -> list[str]:
     view = step.polls[step.end] if step.end is not None else None
     if step.expected in BOUNDS:
         names.append(f"bound {step.expected}")
-        if (step.expected == "tool_calls" and view.tool_calls > SPEC.tool_calls) or (
-                step.expected == "no_progress" and view.streak > SPEC.no_progress):
+        if (step.expected == "tool_calls" and view.tool_calls > step.spec.tool_calls) or (
+                step.expected == "no_progress" and view.streak > step.spec.no_progress):
             names.append("slice carried a count past its bound")
-        if step.progress_chars >= SPEC.evidence_chars:
+        if step.progress_chars >= step.spec.evidence_chars:
             names.append("evidence cap reached")
         if step.scenario.delete_fails or step.scenario.revoke_fails:
             names.append("cleanup failure")
