@@ -43,7 +43,7 @@ from typing import Any, Hashable, Sequence
 
 import attrs
 
-from properties.budget.events import FirstCall, Result, Round, Stop
+from properties.budget.events import FirstCall, Round, Stop
 from properties.engine.model import Edge
 from properties.review import budget_side
 from properties.review.guards import GuardPackage
