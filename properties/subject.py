@@ -235,6 +235,9 @@ class Subject:
     options: tuple[Option, ...] = ()
     #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
     drives: tuple[str, ...] = ()
+    #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
+    #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
+    requires: "Callable[[], str] | None" = None
 
     @property
     def ids(self) -> tuple[str, ...]:

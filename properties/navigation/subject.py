@@ -22,7 +22,7 @@ from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
 from properties.navigation.monitor import new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
+from properties.subject import Bench, Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
 
 
 def state_machine() -> type:
@@ -76,4 +76,5 @@ SUBJECT = Subject(
     unit="scenarios",
     order=30,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
+    bench=Bench(Lazy("properties.navigation.bench", "run")),
 )
