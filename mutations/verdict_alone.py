@@ -334,9 +334,28 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
     return [attrs.evolve(j, diff=diff_of(root, j.name, j.module)) if not j.killed else j for j in judged]
 
 
+def select_modules(every: dict[str, list[str]], modules: Iterable[str] | None) -> dict[str, list[str]]:
+    """The part of ``every`` (module path -> mutants) that ``modules`` names; all of it for None.
+
+    A module is named by its path (``guard/hooks.py``) or its dotted name
+    (``guard.hooks``); a name that matches no module with mutants is a user
+    error, so a typo never reads as a module with nothing to judge."""
+    if modules is None:
+        return every
+    chosen: dict[str, list[str]] = {}
+    for given in modules:
+        path = given if given.endswith(".py") else given.replace(".", "/") + ".py"
+        if path not in every:
+            raise VerdictAloneError(f"--module {given}: no mutants in that module (known: {', '.join(sorted(every))})")
+        chosen[path] = every[path]
+    return chosen
+
+
 def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None = None,
-        record: bool = False, say: Any = print) -> Run:
-    """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one."""
+        record: bool = False, say: Any = print, modules: Iterable[str] | None = None) -> Run:
+    """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one.
+
+    ``modules`` restricts both the sample and the counts to those guard modules."""
     from mutations import equivalents, mutmut_layer
 
     mutmut_layer.check_mutmut()
@@ -345,7 +364,7 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
     if code != 0:
         raise VerdictAloneError(f"mutmut could not generate the mutants: {output.strip().splitlines()[-1:]}")
     listed = {entry.name for entry in equivalents.load()}
-    every = listed_mutants(root)
+    every = select_modules(listed_mutants(root), modules)
     by_module = {module: [n for n in names if n not in listed] for module, names in every.items()}
     total = sum(len(names) for names in by_module.values())
     names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
@@ -476,13 +495,14 @@ def write(result: Run, reports: Path, before: dict[str, Any], unreached: dict[st
 
 
 def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None,
-         record: bool) -> int:
+         record: bool, modules: Iterable[str] | None = None) -> int:
     """The ``--verdict-alone`` session. Exit 1 when a survivor some unit test kills is not listed in
     ``UNREACHED_FILE`` (part 3 of issue 24), 0 otherwise; 2 for a user error (one line)."""
     try:
         load_before()
         unreached = load_unreached()
-        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record)
+        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record,
+                     modules=modules)
         if record:
             record_before(result)
         # Read after the run: a 'before' recorded while this run was judging still makes the table.
@@ -505,3 +525,11 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
         print(f"FAIL: {len(offenders)} mutants a unit test kills and the verdict does not, not listed in {UNREACHED_FILE.name}")
         return 1
     return 0
+
+
+if __name__ == "__main__":
+    # The same session as ``python -m mutations --verdict-alone`` (whose parser holds every option), so the
+    # module can be run on its own: ``python -m mutations.verdict_alone --module guard/hooks.py --all``.
+    from mutations.__main__ import main as _mutations_main
+
+    raise SystemExit(_mutations_main(["--verdict-alone", *sys.argv[1:]]))

@@ -201,6 +201,18 @@ class Bench:
 
 
 @attrs.frozen
+class Partings:
+    """How a subject's monitor compares production with its reference (issue 24 part 4), read when an
+    invariant goes vacuous: the ways production may part from the reference (each a ``Tally.note_parting``
+    label), and the label it notes when production ended as the reference did, with the phrase that says so."""
+
+    ways: tuple[str, ...]
+    same: str = ""
+    #: Completes "the shortest <unit> that ...".
+    same_phrase: str = ""
+
+
+@attrs.frozen
 class Subject:
     name: str
     title: str
@@ -235,6 +247,8 @@ class Subject:
     options: tuple[Option, ...] = ()
     #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
     drives: tuple[str, ...] = ()
+    #: What its monitor notes about the reference it follows, or None for a subject that follows none.
+    partings: "Partings | None" = None
 
     @property
     def ids(self) -> tuple[str, ...]:

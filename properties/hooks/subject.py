@@ -13,7 +13,7 @@ from __future__ import annotations
 from properties.hooks.counterexample import counterexample
 from properties.hooks.events import EVENT_NAMES
 from properties.hooks.invariants import CATALOGUE, COVERAGE_MINIMUMS
-from properties.hooks.monitor import new_monitor
+from properties.hooks.monitor import PARTINGS, new_monitor
 from properties.hooks.trace_file import SCHEMA
 from properties.safe_json import carries_schema
 from properties.subject import Lazy, Driver, Replay, Subject
@@ -50,4 +50,5 @@ SUBJECT = Subject(
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
+    partings=PARTINGS,
 )

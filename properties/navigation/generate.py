@@ -7,6 +7,19 @@ set the request's failures. ``random_scenario`` draws a whole scenario from a
 seeded ``random.Random`` with per-scenario (swarm) weights, so that some
 scenarios are all progress with large results (the tool-call bound, the
 evidence cap), some mostly zero-token (no progress), some slow (the deadline).
+
+Issue 24: what navigation.md does not tie together is drawn independently.
+The spec orders the controller's own steps (slices, then the bounds, then
+teardown, the policy and one synthesis) but not the world's: when the child
+replies, whether teardown or the policy fails, and when the owner cancels are
+each drawn on their own, so a reply can land before, in or after the slice
+that reaches a bound, a cancel before the first slice, inside navigation,
+during teardown, during the answer or after the end, and a cleanup failure
+or a policy rejection beside any of them. The replies, of the child and of
+the synthesis, take every shape the spec's parsing rule tells apart (JSON or
+not, a blank answer, citations that are not a list or not strings, a
+``truncated`` that is not exactly true), and tool results every class's
+edge (blank text, no native counter, a manifest that did retrieve tokens).
 """
 
 from __future__ import annotations
@@ -20,11 +33,20 @@ import attrs
 from guard.navigation_ports import Message
 from properties.navigation.events import Scenario, Timed
 
-RESULT_KINDS = ("progress", "empty", "counter", "manifest", "error", "repeated")
+RESULT_KINDS = ("progress", "empty", "counter", "manifest", "error", "repeated", "blank", "uncounted", "rich manifest")
 BUCKET = ("s1", "s2", "s3", "s4", "s5")
 SOURCES = BUCKET + ("s6", "s7")
 TIMEOUTS = (150_000, 60_000, 20_000, 45_000, 600_000, 900_000, 30_000, 31_000)
-DELEGATIONS = (120_000, 150_000, 40_000, 300_000)
+#: 700 s and more: only a delegation longer than the clamped timeout lets the 600 s clamp decide the work deadline.
+DELEGATIONS = (120_000, 150_000, 40_000, 300_000, 700_000)
+#: The shapes a reply (the child's final one, or the synthesis) may take, each a JSON text or not.
+REPLY_SHAPES = ("answer", "answer", "answer", "not json", "blank answer", "list", "citations not a list",
+                "citations not strings", "claims complete", "truncated not exactly true")
+#: Where the owner's cancel falls against the request's own timeline (navigation.md: anywhere).
+CANCEL_TIMES = ("at once", "during navigation", "near the retrieval deadline", "during the answer",
+                "after the work deadline")
+#: Where the child's final reply falls against the bounds.
+REPLY_TIMES = ("early", "late", "after a silence")
 
 
 @attrs.define
@@ -68,7 +90,21 @@ class Builder:
         if kind == "manifest":
             return Message(ident, "tool", "subtree manifest: n1 n2 n3 (0 tokens)", source_tokens=0, manifest=True)
         if kind == "error":
-            return Message(ident, "tool", "tool failed", is_error=True)
+            # A failed call whose text may repeat earlier content: it is an error first (navigation.md's classes).
+            text = self.texts[-1] if self.texts and self.count % 2 else "tool failed"
+            return Message(ident, "tool", text, is_error=True)
+        if kind == "blank":
+            return Message(ident, "tool", " \n\t ", source_tokens=max(1, size // 4))
+        if kind == "uncounted":
+            # A tool without a native retrieval counter: its new content is progress.
+            text = f"{ident}:" + "u" * max(1, size)
+            self.texts.append(text)
+            return Message(ident, "tool", text, source=source)
+        if kind == "rich manifest":
+            # A subtree manifest that did retrieve tokens is evidence; only a zero-token one is not.
+            text = f"{ident}: subtree manifest " + "m" * max(1, size)
+            self.texts.append(text)
+            return Message(ident, "tool", text, source_tokens=max(1, size // 4), manifest=True, source=source)
         return Message(ident, "tool", "")
 
     def duplicate(self, back: int, delay: int = 0) -> None:
@@ -78,12 +114,12 @@ class Builder:
             self.time += delay
             self.messages.append(Timed(max(self.time, timed.at), timed.message))
 
-    def final_reply(self, valid: bool = True, gap: int = 1_000, citations: tuple = ("s1",)) -> None:
+    def final_reply(self, valid: bool = True, gap: int = 1_000, citations: tuple = ("s1",), shape: str = "") -> None:
+        """The child's final reply; ``shape`` (one of ``REPLY_SHAPES``) overrides ``valid``."""
         if self.finished:
             return
         self.time = max(self.time + gap, self.messages[-1].at + 1 if self.messages else 0)
-        text = json.dumps({"answer": "the child's answer", "truncated": False, "citations": list(citations)}) \
-            if valid else "I could not find it."
+        text = reply_text(shape or ("answer" if valid else "not json"), "the child's answer", citations, False)
         self.messages.append(Timed(self.time, Message(self._id("a"), "assistant", text)))
         self.finished = True
 
@@ -93,19 +129,63 @@ class Builder:
         return Scenario(name=self.name, messages=tuple(self.messages), **values)
 
 
+def reply_text(shape: str, answer: str, citations: "tuple | list", truncated: bool) -> str:
+    """A reply of one of ``REPLY_SHAPES``: what the spec's parsing rule must read as an answer or as none."""
+    cited = list(citations)
+    if shape == "not json":
+        return "I could not find it."
+    if shape == "list":
+        return json.dumps([answer, cited])
+    data: dict = {"answer": answer, "truncated": truncated, "citations": cited}
+    if shape == "blank answer":
+        data["answer"] = " \n "
+    elif shape == "citations not a list":
+        data["citations"] = ",".join(cited) or "s1"
+    elif shape == "citations not strings":
+        data["citations"] = [*cited, 7, None]
+    elif shape == "claims complete":
+        data["truncated"] = False
+    elif shape == "truncated not exactly true":
+        data["truncated"] = "true"
+    return json.dumps(data)
+
+
+def cancel_time(rng: random.Random, when: str, builder: Builder, work: int, retrieval: int, teardown: int) -> int:
+    """A cancel time in the part of the request ``when`` names (one of ``CANCEL_TIMES``), from the scenario's
+    own timeline; the phases are approximate (the slice that ends navigation is only known by playing it),
+    and the coverage counts say where the cancels really fell."""
+    last = builder.messages[-1].at if builder.messages else 0
+    if when == "at once":
+        return rng.randint(0, 50)
+    if when == "during navigation":
+        return rng.randint(0, max(1, min(last, retrieval)))
+    if when == "near the retrieval deadline":
+        return max(0, retrieval + rng.randint(-3_000, 3_000))
+    if when == "during the answer":
+        # Just after a slice that may end navigation: within its teardown and the synthesis that follows.
+        anchor = rng.choice([timed.at for timed in builder.messages] or [0])
+        return anchor + rng.randint(0, 5_000 + 2 * teardown + 3_000)
+    return work + rng.randint(1, 30_000)
+
+
 def random_scenario(rng: random.Random, name: str = "bulk") -> Scenario:
-    """One scenario with swarm weights drawn per scenario."""
+    """One scenario with swarm weights drawn per scenario; the world's events each drawn on their own."""
     progress = rng.choice((0.05, 0.3, 0.6, 0.9, 1.0))
     big = rng.random() < 0.35
     slow = rng.random() < 0.3
+    # The result classes' edges, in some scenarios only (swarm), so the others keep the seed's shapes.
+    others = ("empty", "counter", "manifest", "error", "repeated") + (
+        ("blank", "uncounted", "rich manifest") if rng.random() < 0.3 else ())
     builder = Builder(name)
     turns = rng.randint(3, 45)
-    reply_after = rng.randint(1, turns) if rng.random() < 0.3 else None
-    others = ("empty", "counter", "manifest", "error", "repeated")
+    reply = rng.choice(REPLY_TIMES) if rng.random() < 0.35 else None
+    reply_after = {None: None, "early": rng.randint(1, max(1, min(turns, 8))), "late": rng.randint(1, turns),
+                   "after a silence": turns}[reply]
+    reply_shape = rng.choice(REPLY_SHAPES)
     for index in range(turns):
         if reply_after is not None and index == reply_after:
-            builder.final_reply(valid=rng.random() < 0.85, gap=rng.randint(200, 3_000),
-                                citations=tuple(rng.sample(SOURCES, rng.randint(0, 2))))
+            gap = rng.randint(200, 3_000) if reply != "after a silence" else rng.randint(20_000, 200_000)
+            builder.final_reply(gap=gap, citations=tuple(rng.sample(SOURCES, rng.randint(0, 2))), shape=reply_shape)
             break
         calls = rng.choice((1, 1, 1, 2, 2, 3))
         kinds = [("progress" if rng.random() < progress else rng.choice(others)) for _ in range(calls)]
@@ -116,15 +196,24 @@ def random_scenario(rng: random.Random, name: str = "bulk") -> Scenario:
             builder.duplicate(rng.randint(1, 6), rng.randint(0, 2_000))
     else:
         if reply_after is not None:
-            builder.final_reply(gap=rng.randint(200, 3_000))
+            gap = rng.randint(200, 3_000) if reply != "after a silence" else rng.randint(20_000, 200_000)
+            builder.final_reply(gap=gap, shape=reply_shape)
+    timeout, delegation = rng.choice(TIMEOUTS), rng.choice(DELEGATIONS)
+    teardown = rng.choice((0, 200, 1_000, 20_000))
+    # The spec's deadlines (navigation.md), restated here only to place a cancel in the request's phases.
+    clamped = min(max(timeout, 1), 600_000)
+    work = min(delegation, max(0, clamped - 30_000))
+    retrieval = work - min(30_000, work // 4)
     offered = rng.sample(SOURCES, rng.randint(0, 3))
     answer = "" if rng.random() < 0.05 else "a partial answer from the kept evidence"
+    synthesis_shape = rng.choice(REPLY_SHAPES) if rng.random() < 0.3 else "answer"
+    cancel = rng.choice(CANCEL_TIMES) if rng.random() < 0.15 else None
     return builder.scenario(
-        timeout_ms=rng.choice(TIMEOUTS), delegation_timeout_ms=rng.choice(DELEGATIONS),
+        timeout_ms=timeout, delegation_timeout_ms=delegation,
         delete_fails=rng.random() < 0.08, revoke_fails=rng.random() < 0.08,
-        teardown_ms=rng.choice((0, 200, 1_000, 20_000)), policy_rejects=rng.random() < 0.12,
+        teardown_ms=teardown, policy_rejects=rng.random() < 0.12,
         completion_ms=rng.choice((300, 2_000, 15_000, 40_000)),
-        completion_reply=json.dumps({"answer": answer, "citations": offered}),
-        cancel_at=rng.randint(0, 120_000) if rng.random() < 0.1 else None,
+        completion_reply=reply_text(synthesis_shape, answer, offered, rng.random() < 0.5),
+        cancel_at=None if cancel is None else cancel_time(rng, cancel, builder, work, retrieval, teardown),
         summary_thinking=rng.random() < 0.5,
     )

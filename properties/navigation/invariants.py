@@ -69,6 +69,8 @@ class PollView:
     tool_calls: int = 0
     streak: int = 0
     progress_chars: int = 0
+    #: How many progress results had been read by the end of this slice (a prefix of ``Step.progress_texts``).
+    progress_count: int = 0
     bound: "str | None" = None  # first count bound reached in this slice, in message order
     deadline: bool = False
     cancelled: bool = False
@@ -92,6 +94,9 @@ class Step:
     #: What should have ended it: a bound, "cancelled", "reply", or None.
     expected: "str | None"
     progress_chars: int = 0
+    #: The progress results' texts read until navigation ended, in reading order (the evidence the spec keeps
+    #: is their first 32,000 characters).
+    progress_texts: tuple[str, ...] = ()
 
     @property
     def prod(self) -> Any:
@@ -107,8 +112,9 @@ class Step:
         return self.expected in BOUNDS or self.expected == "cancelled"
 
 
-def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int]:
+def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[str]]:
     seen: set = set()
+    progress: list[str] = []
     texts: set = set()
     calls = streak = chars = 0
     views = []
@@ -129,18 +135,30 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                 if kind == "progress":
                     streak = 0
                     chars += len(message.text)
+                    progress.append(message.text)
                 else:
                     streak += 1
                     if view.bound is None and streak >= SPEC.no_progress:
                         view.bound = "no_progress"
                 if kind in ("progress", "repeated"):
                     texts.add(message.text)
-        view.tool_calls, view.streak, view.progress_chars = calls, streak, chars
+        view.tool_calls, view.streak, view.progress_chars, view.progress_count = calls, streak, chars, len(progress)
         view.deadline = returned >= retrieval
         view.cancelled = scenario.cancel_at is not None and returned >= scenario.cancel_at
         view.finished = final is not None and final <= returned
         views.append(view)
-    return views, chars
+    return views, chars, progress
+
+
+def kept_evidence(texts: Sequence[str]) -> list[str]:
+    """The pieces navigation.md keeps: the progress texts in reading order, cut at 32,000 characters in all."""
+    kept, room = [], SPEC.evidence_chars
+    for text in texts:
+        if room <= 0:
+            break
+        kept.append(text[:room])
+        room -= len(kept[-1])
+    return kept
 
 
 def judge(index: int, scenario: Scenario) -> Step:
@@ -148,7 +166,7 @@ def judge(index: int, scenario: Scenario) -> Step:
     reference = run(scenario, "reference")
     production = run(scenario, "production")
     work, reserve, retrieval = spec_deadlines(scenario)
-    polls, chars = _recount(scenario, production.record.polls, retrieval)
+    polls, chars, progress = _recount(scenario, production.record.polls, retrieval)
     end = expected = None
     for number, view in enumerate(polls):
         if view.finished:
@@ -163,7 +181,8 @@ def judge(index: int, scenario: Scenario) -> Step:
             continue
         break
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
-                polls[end].progress_chars if end is not None else chars)
+                polls[end].progress_chars if end is not None else chars,
+                tuple(progress[: polls[end].progress_count] if end is not None else progress))
 
 
 def _synthesized(step: Step) -> bool:
@@ -195,6 +214,9 @@ def n1_bounded(step: Step) -> Outcome:
         view = step.polls[step.end]
         if step.prod.tool_calls != view.tool_calls:
             return True, f"reported {step.prod.tool_calls} tool calls, the slices carried {view.tool_calls}"
+        # navigation.md reports the counts at the end (22 tool calls, four consecutive no-progress results).
+        if step.prod.no_progress != view.streak:
+            return True, f"reported {step.prod.no_progress} consecutive no-progress results, the slices carried {view.streak}"
         return True, None
     if step.expected == "reply" and stop is not None:
         return True, f"the child replied in the last slice, yet stop reason {stop!r}"
@@ -226,11 +248,34 @@ def n3_reserve(step: Step) -> Outcome:
     return True, None
 
 
-def n4_one_synthesis(step: Step) -> Outcome:
-    """At most one synthesis call per request, only after the child's deletion and the grant's revocation succeeded,
-    never with tools, under the original work deadline, and never started at or past it."""
+def _synthesis_due(step: Step) -> "str | None":
+    """Why navigation.md requires the one synthesis call on this scenario, or None when it does not: a bound
+    ended navigation, deletion and revocation succeeded, usable evidence was kept, teardown ended before the work
+    deadline with the request not cancelled, and the synthesis policy allows the model."""
     record = step.production.record
+    done = {what for what, _at, ok in record.teardown if ok}
+    if step.expected not in BOUNDS or not {"delete", "revoke"} <= done or step.progress_chars == 0:
+        return None
+    ended = max(at for _what, at, _ok in record.teardown)
+    cancel = step.scenario.cancel_at
+    if ended >= step.work or (cancel is not None and cancel <= ended) or step.scenario.policy_rejects:
+        return None
+    return (f"navigation ended at {step.expected} with {min(step.progress_chars, SPEC.evidence_chars)} evidence "
+            f"characters kept, teardown done at {ended} ms before the work deadline {step.work} ms, not cancelled, "
+            "the policy allowing")
+
+
+def n4_one_synthesis(step: Step) -> Outcome:
+    """Exactly one synthesis call when navigation ended at a bound with evidence kept, teardown and revocation
+    succeeded before the work deadline, the request not cancelled and the policy allowing ("then make exactly one
+    tool-free completion call with the kept evidence"); at most one otherwise. It comes only after the child's
+    deletion and the grant's revocation succeeded, never with tools, carries the kept evidence, under the original
+    work deadline, and never starts at or past it."""
+    record = step.production.record
+    due = _synthesis_due(step)
     if not record.completions:
+        if due is not None:
+            return True, f"{due}, yet no synthesis call"
         if step.expected == "reply" or step.prod.error != "synthesis_failed":
             return False, None
         return True, "reported a synthesis failure without a synthesis call"
@@ -247,6 +292,12 @@ def n4_one_synthesis(step: Step) -> Outcome:
         return True, f"synthesis deadline {call.deadline} ms, the work deadline is {step.work} ms"
     if at >= step.work:
         return True, f"synthesis started at {at} ms, at or past the work deadline {step.work} ms"
+    kept = kept_evidence(step.progress_texts)
+    if call.evidence_chars != sum(len(piece) for piece in kept):
+        return True, f"the synthesis call carried {call.evidence_chars} evidence characters, the spec keeps {sum(map(len, kept))}"
+    missing = [piece for piece in kept if piece not in call.prompt]
+    if missing:
+        return True, f"the synthesis prompt lacks {len(missing)} of {len(kept)} kept evidence pieces (first: {missing[0][:40]!r})"
     return True, None
 
 
@@ -324,6 +375,10 @@ def n9_untouched(step: Step) -> Outcome:
     if [spawn[:2] for spawn in prod.spawns] != [spawn[:2] for spawn in ref.spawns]:
         return True, f"children spawned {prod.spawns!r}, the reference spawned {ref.spawns!r}"
     request = step.scenario.request()
+    for model, _purpose, _at in prod.policy:
+        # The synthesis policy judges the caller's model endpoint, the one the call then uses.
+        if model != request.grant.model:
+            return True, f"the synthesis policy was asked about model {model!r}, the endpoint is {request.grant.model!r}"
     for call, _at, cancelled, same in prod.completions:
         if call.model != request.grant.model:
             return True, f"synthesis on model {call.model!r}, the endpoint is {request.grant.model!r}"
@@ -344,9 +399,11 @@ def n10_citations(step: Step) -> Outcome:
     if not step.production.record.completions or step.prod.answer is None:
         return False, None
     try:
-        offered = [str(item) for item in json.loads(step.scenario.completion_reply).get("citations") or []]
+        cited = json.loads(step.scenario.completion_reply).get("citations")
     except (ValueError, AttributeError):
-        offered = []
+        cited = None
+    # navigation.md says nothing of citations that are not a list; only a list's items are judged here.
+    offered = [str(item) for item in cited] if isinstance(cited, list) else []
     if not offered:
         return False, None
     bucket = set(step.scenario.bucket)
@@ -373,7 +430,9 @@ CATALOGUE = unique_ids((
 ))
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
-#: Coverage counts a default run must reach (each at least 20).
+#: Coverage counts a default run must reach. The first ten are at least 20 each; the issue-24 dimensions (from
+#: "reply in the slice of a bound" on) are set at about a third of what the default run (``python -m properties
+#: --seed 3``) measured, so a generator change that starves one is noticed (the measured counts are in README.md).
 COVERAGE_MINIMUMS = {
     "bound tool_calls": 20,
     "bound no_progress": 20,
@@ -385,6 +444,20 @@ COVERAGE_MINIMUMS = {
     "cancellation": 20,
     "insufficient evidence": 20,
     "child reply before any bound": 20,
+    "reply in the slice of a bound": 0,
+    "reply after navigation ended": 0,
+    "child reply that is no answer": 0,
+    "deletion failed": 0,
+    "revocation failed": 0,
+    "cleanup failure with evidence kept": 0,
+    "teardown past the work deadline": 0,
+    "cancel before the first slice ended": 0,
+    "cancel during teardown": 0,
+    "cancel during synthesis": 0,
+    "cancel after the request ended": 0,
+    "synthesis reply that is no answer": 0,
+    "synthesis citations outside the bucket": 0,
+    "result of a class's edge read": 0,
 }
 
 
@@ -392,6 +465,8 @@ def coverage(step: Step) -> list[str]:
     """The coverage names one step reached (counted by the monitor, never by a check)."""
     names = []
     view = step.polls[step.end] if step.end is not None else None
+    record = step.production.record
+    scenario = step.scenario
     if step.expected in BOUNDS:
         names.append(f"bound {step.expected}")
         if (step.expected == "tool_calls" and view.tool_calls > SPEC.tool_calls) or (
@@ -399,14 +474,53 @@ def coverage(step: Step) -> list[str]:
             names.append("slice carried a count past its bound")
         if step.progress_chars >= SPEC.evidence_chars:
             names.append("evidence cap reached")
-        if step.scenario.delete_fails or step.scenario.revoke_fails:
+        if scenario.delete_fails or scenario.revoke_fails:
             names.append("cleanup failure")
-        elif step.production.record.policy and step.scenario.policy_rejects:
+        elif record.policy and scenario.policy_rejects:
             names.append("policy rejection")
         if step.prod.insufficient:
             names.append("insufficient evidence")
-    if step.expected == "cancelled" or (step.scenario.cancel_at is not None and step.prod.error == "cancelled"):
+    if step.expected == "cancelled" or (scenario.cancel_at is not None and step.prod.error == "cancelled"):
         names.append("cancellation")
     if step.expected == "reply":
         names.append("child reply before any bound")
+        if view.bound is not None:
+            names.append("reply in the slice of a bound")
+        if step.ref.answer is None:
+            names.append("child reply that is no answer")
+    if step.bound_path and scenario.final_at() is not None:
+        names.append("reply after navigation ended")
+    failed = {what for what, _at, ok in record.teardown if not ok}
+    if step.bound_path:
+        names += [name for what, name in (("delete", "deletion failed"), ("revoke", "revocation failed")) if what in failed]
+        if failed and step.progress_chars > 0:
+            names.append("cleanup failure with evidence kept")
+        if record.teardown and not failed and max(at for _w, at, _ok in record.teardown) >= step.work:
+            names.append("teardown past the work deadline")
+    cancel = scenario.cancel_at
+    if cancel is not None and step.polls:
+        if cancel <= step.polls[0].returned:
+            names.append("cancel before the first slice ended")
+        if step.bound_path and record.teardown and step.polls[-1].returned < cancel <= record.teardown[-1][1]:
+            names.append("cancel during teardown")
+        if record.completions and record.completions[0][1] < cancel < step.prod.finished_at + 1:
+            names.append("cancel during synthesis")
+        if cancel > step.prod.finished_at:
+            names.append("cancel after the request ended")
+    if record.completions and step.prod.insufficient:
+        names.append("synthesis reply that is no answer")
+    if step.prod.dropped_citations:
+        names.append("synthesis citations outside the bucket")
+    if any(edge(timed.message) for timed in scenario.messages if timed.at <= (view.returned if view else 0)):
+        names.append("result of a class's edge read")
     return names
+
+
+def edge(message: Any) -> bool:
+    """A tool result at a class's edge: blank but not empty text, progress without a native counter, or a
+    subtree manifest that did retrieve tokens (navigation.md: only a zero-token manifest is not evidence)."""
+    if message.role != "tool" or message.is_error:
+        return False
+    blank = bool(message.text) and not message.text.strip()
+    return blank or (message.source_tokens is None and bool(message.text.strip())) or (
+        message.manifest and bool(message.source_tokens))

@@ -214,6 +214,11 @@ class FakeCompletion:
         if cancel.cancelled():
             raise CompletionFailed("cancelled")
         done = self.clock.time + self.scenario.completion_ms
+        cancel_at = self.scenario.cancel_at
+        if cancel_at is not None and cancel_at < min(done, call.deadline):
+            # The completion holds the caller's signal: a cancel during the call ends it then, without a reply.
+            self.clock.advance_to(cancel_at)
+            raise CompletionFailed("cancelled")
         if done > call.deadline:
             self.clock.advance_to(call.deadline)
             raise CompletionFailed("deadline")
