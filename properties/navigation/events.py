@@ -43,6 +43,9 @@ class Scenario:
     completion_reply: str = '{"answer": "partial answer", "citations": []}'
     cancel_at: "int | None" = None
     note: str = ""
+    #: The fake clock's reading when the request is made (every other time here is on the same clock): the
+    #: spec's deadlines count from "now", which a clock that always starts at 0 could not tell from 0.
+    start_ms: int = 0
 
     def request(self) -> Request:
         grant = Grant(id=f"grant-{self.name}", source_tokens=self.grant_tokens, model=self.model)

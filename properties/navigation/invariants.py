@@ -107,6 +107,11 @@ class Step:
         return self.reference.outcome
 
     @property
+    def no_work_time(self) -> bool:
+        """navigation.md: no work time left (the work deadline is the request's start): a timeout at once, no child."""
+        return self.work <= self.scenario.start_ms
+
+    @property
     def bound_path(self) -> bool:
         """Production ended navigation itself (at a bound or a cancellation), not on the child's reply."""
         return self.expected in BOUNDS or self.expected == "cancelled"
@@ -165,7 +170,7 @@ def judge(index: int, scenario: Scenario) -> Step:
     """Play ``scenario`` against both versions and recount production's polls by the spec."""
     reference = run(scenario, "reference")
     production = run(scenario, "production")
-    work, reserve, retrieval = spec_deadlines(scenario)
+    work, reserve, retrieval = spec_deadlines(scenario, scenario.start_ms)
     polls, chars, progress = _recount(scenario, production.record.polls, retrieval)
     end = expected = None
     for number, view in enumerate(polls):
@@ -196,7 +201,7 @@ def n1_bounded(step: Step) -> Outcome:
     """Navigation ends at the end of the first polling slice in which the 24th model-issued tool call, the third
     consecutive no-progress result or the retrieval deadline is reached; no later slice is read, no slice reads past
     the retrieval deadline, and the stop reason names the bound that fired (tool_calls, no_progress, deadline)."""
-    if step.work <= 0:
+    if step.no_work_time:
         return False, None
     for view in step.polls:
         if view.until > step.retrieval:
@@ -218,15 +223,24 @@ def n1_bounded(step: Step) -> Outcome:
         if step.prod.no_progress != view.streak:
             return True, f"reported {step.prod.no_progress} consecutive no-progress results, the slices carried {view.streak}"
         return True, None
-    if step.expected == "reply" and stop is not None:
-        return True, f"the child replied in the last slice, yet stop reason {stop!r}"
+    if step.expected == "reply":
+        if stop is not None:
+            return True, f"the child replied in the last slice, yet stop reason {stop!r}"
+        # Production counts the child's calls and results whichever way it ends (navigation.md: "Count
+        # model-issued tool calls; classify each tool result"), and reports what it counted.
+        view = step.polls[step.end]
+        if (step.prod.tool_calls, step.prod.no_progress) != (view.tool_calls, view.streak):
+            return True, (f"the child replied; reported {step.prod.tool_calls} tool calls and {step.prod.no_progress} "
+                          f"consecutive no-progress results, the slices carried {view.tool_calls} and {view.streak}")
+        return True, None
     return False, None
 
 
 def n2_evidence_cap(step: Step) -> Outcome:
     """Kept evidence never exceeds 32,000 characters: it is the first min(32,000, available) characters of the
-    progress results read, and the synthesis call carries no more."""
-    if not step.bound_path:
+    progress results read (on every path that read the child, its reply's too), and the synthesis call carries no
+    more."""
+    if not step.bound_path and step.expected != "reply":
         return False, None
     expected = min(SPEC.evidence_chars, step.progress_chars)
     if step.prod.evidence_chars != expected:
@@ -241,8 +255,9 @@ def n2_evidence_cap(step: Step) -> Outcome:
 def n3_reserve(step: Step) -> Outcome:
     """The answer reserve is min(30 s, remaining work time / 4): never more than 30 s nor a quarter of the remaining
     work time, taken from the end of the work budget."""
-    if step.work <= 0 or step.expected == "reply":
+    if step.no_work_time:
         return False, None
+    # The reserve is set before the child is spawned, so it is judged on the reply path too.
     if step.prod.reserve != step.reserve:
         return True, f"reserve {step.prod.reserve} ms; min(30 s, {step.work} ms / 4) is {step.reserve} ms"
     return True, None
@@ -263,6 +278,12 @@ def _synthesis_due(step: Step) -> "str | None":
     return (f"navigation ended at {step.expected} with {min(step.progress_chars, SPEC.evidence_chars)} evidence "
             f"characters kept, teardown done at {ended} ms before the work deadline {step.work} ms, not cancelled, "
             "the policy allowing")
+
+
+def _owned(step: Step) -> set:
+    """What teardown must be handed: the child production spawned (the fakes name it ``child-N``) and the grant."""
+    children = {f"child-{number}" for number in range(1, len(step.production.record.spawns) + 1)}
+    return {("delete", child) for child in children} | {("revoke", step.scenario.request().grant.id)}
 
 
 def n4_one_synthesis(step: Step) -> Outcome:
@@ -286,6 +307,9 @@ def n4_one_synthesis(step: Step) -> Outcome:
     done = {what for what, _at, ok in record.teardown if ok}
     if not {"delete", "revoke"} <= done or "delete" not in before or "revoke" not in before:
         return True, f"synthesis at {at} ms before deletion and revocation succeeded (calls: {before})"
+    owned = _owned(step)
+    if any(item not in owned for item in record.torn_down):
+        return True, f"teardown handled {record.torn_down!r}; the owned child and its grant are {sorted(owned)!r}"
     if call.tools:
         return True, f"the synthesis call offered tools {call.tools!r}"
     if call.deadline != step.work:
@@ -303,12 +327,19 @@ def n4_one_synthesis(step: Step) -> Outcome:
 
 def n5_truncated(step: Step) -> Outcome:
     """Every synthesized answer is truncated: true, and so is every result of navigation ended early; empty evidence
-    yields an explicit insufficient-evidence result, never an answer (and no synthesis call)."""
+    yields an explicit insufficient-evidence result, never an answer (and no synthesis call); a result is an
+    answer or insufficient evidence, never both, and one without an answer names its error."""
     if not step.bound_path:
         return False, None
     prod = step.prod
     if not prod.truncated:
         return True, f"navigation ended at {step.expected} and the result is not truncated"
+    # "A truncated answer or an explicit insufficient-evidence result" (navigation.md, the traces): never both, and
+    # a result without an answer says why, as the reference's timeout does.
+    if prod.answer is not None and prod.insufficient:
+        return True, "an answer marked insufficient evidence"
+    if prod.answer is None and not prod.error:
+        return True, "navigation ended with neither an answer nor an error saying why"
     if step.progress_chars == 0 and step.expected in BOUNDS:
         if prod.answer is not None:
             return True, "no usable evidence, yet an answer was returned"
@@ -344,20 +375,27 @@ def n6_final_failures(step: Step) -> Outcome:
 
 
 def n7_differential(step: Step) -> Outcome:
-    """When the child replies before any bound trips, production returns exactly what the reference returns."""
-    if step.expected != "reply":
+    """When the child replies before any bound trips, production returns exactly what the reference returns, and
+    tears down the same child and grant as the reference path does. With no work time at all neither version has
+    a child to observe (navigation.md: "fail at once with a timeout, no child"), so production returns exactly
+    what the reference returns then too."""
+    if step.expected != "reply" and not step.no_work_time:
         return False, None
     prod, ref = step.prod.outward(), (step.ref.answer, step.ref.truncated, step.ref.error, step.ref.citations,
                                       step.ref.finished_at)
     if prod != ref:
-        return True, f"the child replied; production returned {prod!r}, the reference {ref!r}"
+        why = "the child replied" if step.expected == "reply" else "no work time"
+        return True, f"{why}; production returned {prod!r}, the reference {ref!r}"
+    if step.production.record.torn_down != step.reference.record.torn_down:
+        return True, (f"the child replied; production tore down {step.production.record.torn_down!r}, the reference "
+                      f"{step.reference.record.torn_down!r}")
     return True, None
 
 
 def n8_never_later(step: Step) -> Outcome:
     """Production finishes no later than the reference's deadline: the work deadline plus the best-effort teardown
     (deletion and revocation) the reference makes after it."""
-    if step.work <= 0:
+    if step.no_work_time:
         return False, None
     deadline = step.work + 2 * step.scenario.teardown_ms
     if step.prod.finished_at > deadline:
@@ -458,6 +496,11 @@ COVERAGE_MINIMUMS = {
     "synthesis reply that is no answer": 0,
     "synthesis citations outside the bucket": 0,
     "result of a class's edge read": 0,
+    "request made at a later clock reading": 0,
+    "no work time": 0,
+    "reserve of a work time four does not divide": 0,
+    "teardown ending exactly at the work deadline": 0,
+    "evidence at the cap's edge": 0,
 }
 
 
@@ -513,6 +556,17 @@ def coverage(step: Step) -> list[str]:
         names.append("synthesis citations outside the bucket")
     if any(edge(timed.message) for timed in scenario.messages if timed.at <= (view.returned if view else 0)):
         names.append("result of a class's edge read")
+    if scenario.start_ms > 0:
+        names.append("request made at a later clock reading")
+    if step.no_work_time:
+        names.append("no work time")
+    elif step.reserve == (step.work - scenario.start_ms) // SPEC.reserve_divisor and (
+            step.work - scenario.start_ms) % SPEC.reserve_divisor:
+        names.append("reserve of a work time four does not divide")
+    if step.bound_path and record.teardown and max(at for _w, at, _ok in record.teardown) == step.work:
+        names.append("teardown ending exactly at the work deadline")
+    if SPEC.evidence_chars - 8 <= step.progress_chars <= SPEC.evidence_chars and step.bound_path:
+        names.append("evidence at the cap's edge")
     return names
 
 

@@ -31,6 +31,8 @@ class Record:
     spawns: list = attrs.field(factory=list)  # (question, grant, at)
     polls: list = attrs.field(factory=list)  # (called_at, until, returned_at)
     teardown: list = attrs.field(factory=list)  # (what, at, ok)
+    #: What each teardown step was handed: ("delete", the child's id) or ("revoke", the grant's id).
+    torn_down: list = attrs.field(factory=list)
     policy: list = attrs.field(factory=list)  # (model, purpose, at)
     completions: list = attrs.field(factory=list)  # (SynthesisCall, at, cancelled then, same signal)
     order: list = attrs.field(factory=list)  # call names in order
@@ -69,7 +71,7 @@ class Allowance:
         # The spec's work deadline, as the monitor computes it (imported here: the monitor's module imports this one).
         from properties.navigation.invariants import spec_deadlines
 
-        work = max(0, spec_deadlines(scenario)[0])
+        work = max(0, spec_deadlines(scenario, scenario.start_ms)[0] - scenario.start_ms)
         slice_ms = (limits or NavigationLimits()).slice_ms
         polls = 2 * (math.ceil(work / slice_ms) + 1) + 8
         return cls(polls, 8 * polls + 64, polls * (len(scenario.messages) + 2) * 2 + 1_000, work, slice_ms)
@@ -179,9 +181,11 @@ class FakeTeardown:
             raise CleanupFailed(what)
 
     def delete(self, child: Any) -> None:
+        self.record.torn_down.append(("delete", getattr(child, "id", child)))
         self._act("delete", self.scenario.delete_fails)
 
     def revoke(self, grant: Any) -> None:
+        self.record.torn_down.append(("revoke", getattr(grant, "id", grant)))
         self._act("revoke", self.scenario.revoke_fails)
 
 
@@ -253,7 +257,7 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
     if version not in ("reference", "production"):
         raise ValueError(f"unknown version {version!r}")
     allowance = Allowance.of(scenario, limits)
-    clock = FakeClock(meter=Meter(allowance, version))
+    clock = FakeClock(scenario.start_ms, Meter(allowance, version))
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
     spawner = FakeSpawner(scenario, clock, record)
