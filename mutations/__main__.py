@@ -50,16 +50,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     alone = parser.add_argument_group("--verdict-alone")
     alone.add_argument("--verdict-alone", action="store_true",
                        help="judge mutmut's mutants of guard/ with the property verdict only (a seeded sample)")
-    alone.add_argument("--all", action="store_true", help="with --verdict-alone: every mutant, not a sample")
-    alone.add_argument("--sample", type=whole_number(1), default=None, metavar="N",
-                       help="with --verdict-alone: the sample's size (default 300)")
-    alone.add_argument("--module", action="append", default=None, metavar="PATH",
-                       help="with --verdict-alone: only this guard module's mutants (guard/hooks.py or guard.hooks; "
-                            "repeat for more); the sample is drawn from those alone")
-    alone.add_argument("--properties-from", metavar="REV", default=None,
-                       help="with --verdict-alone: the verdict's code (properties/) from git revision REV")
-    alone.add_argument("--record-before", action="store_true",
-                       help="with --verdict-alone --properties-from REV: keep the outcomes as the table's 'before'")
+    from mutations import verdict_alone
+
+    verdict_alone.add_options(alone)
     return parser.parse_args(argv)
 
 

@@ -359,6 +359,11 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
     from mutations import equivalents, mutmut_layer
 
     mutmut_layer.check_mutmut()
+    for given in modules or ():
+        # Before mutmut regenerates anything: a misspelt module is one line, not a minute of generation later.
+        path = given if given.endswith(".py") else given.replace(".", "/") + ".py"
+        if not path.startswith("guard/") or not (root / path).is_file():
+            raise VerdictAloneError(f"--module {given}: not a module of guard/ (give guard/NAME.py or guard.NAME)")
     started = time.monotonic()
     code, output = mutmut_layer.generate(root, jobs)
     if code != 0:
@@ -527,9 +532,55 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
     return 0
 
 
-if __name__ == "__main__":
-    # The same session as ``python -m mutations --verdict-alone`` (whose parser holds every option), so the
-    # module can be run on its own: ``python -m mutations.verdict_alone --module guard/hooks.py --all``.
-    from mutations.__main__ import main as _mutations_main
 
-    raise SystemExit(_mutations_main(["--verdict-alone", *sys.argv[1:]]))
+def add_options(group: Any) -> None:
+    """The session's own options, on ``python -m mutations``'s parser and on this module's."""
+    from properties.cli import whole_number
+
+    group.add_argument("--all", action="store_true", help="with --verdict-alone: every mutant, not a sample")
+    group.add_argument("--sample", type=whole_number(1), default=None, metavar="N",
+                       help=f"with --verdict-alone: the sample's size (default {DEFAULT_SAMPLE})")
+    group.add_argument("--module", action="append", default=None, metavar="PATH",
+                       help="with --verdict-alone: only this guard module's mutants (guard/hooks.py or guard.hooks; "
+                            "repeat for more); the sample is drawn from those alone")
+    group.add_argument("--properties-from", metavar="REV", default=None,
+                       help="with --verdict-alone: the verdict's code (properties/) from git revision REV")
+    group.add_argument("--record-before", action="store_true",
+                       help="with --verdict-alone --properties-from REV: keep the outcomes as the table's 'before'")
+
+
+#: The default seed of ``python -m mutations`` too, so both commands draw the same sample.
+DEFAULT_SEED = 20261130
+
+
+def cli(argv: list[str]) -> int:
+    """``python -m mutations.verdict_alone``: the same session as ``python -m mutations --verdict-alone``."""
+    import argparse
+
+    from properties import progress
+    from properties.cli import whole_number
+    from properties.paths import ROOT
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            sys.stderr.write(f"python -m mutations.verdict_alone: {message}\n")
+            raise SystemExit(2)
+
+    parser = Parser(prog="python -m mutations.verdict_alone", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=whole_number(1, 64), default=2, metavar="N", help="warm servers (default 2)")
+    parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=DEFAULT_SEED, metavar="N",
+                        help=f"the sample's and the drivers' seed (default {DEFAULT_SEED}); printed")
+    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
+    add_options(parser)
+    args = parser.parse_args(argv)
+    if args.record_before and not args.properties_from:
+        parser.error("--record-before needs --properties-from REV")
+    sample = None if args.all else (args.sample or DEFAULT_SAMPLE)
+    print(f"verdict alone: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
+    with progress.shown(args.quiet, title="verdict alone"):
+        return main(ROOT, ROOT / "reports", seed=args.seed, sample=sample, jobs=args.jobs,
+                    properties_from=args.properties_from, record=args.record_before, modules=args.module)
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli(sys.argv[1:]))

@@ -469,8 +469,9 @@ CATALOGUE = unique_ids((
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
 #: Coverage counts a default run must reach. The first ten are at least 20 each; the issue-24 dimensions (from
-#: "reply in the slice of a bound" on) are set at about a third of what the default run (``python -m properties
-#: --seed 3``) measured, so a generator change that starves one is noticed (the measured counts are in README.md).
+#: "reply in the slice of a bound" on) are a third of the lowest count that ``python -m properties --subject
+#: navigation`` reached with seeds 1, 3 and 7, so a generator change that starves one is noticed while a seed's
+#: spread is not (the measured counts are in README.md, "The verdict alone").
 COVERAGE_MINIMUMS = {
     "bound tool_calls": 20,
     "bound no_progress": 20,
@@ -482,25 +483,25 @@ COVERAGE_MINIMUMS = {
     "cancellation": 20,
     "insufficient evidence": 20,
     "child reply before any bound": 20,
-    "reply in the slice of a bound": 0,
-    "reply after navigation ended": 0,
-    "child reply that is no answer": 0,
-    "deletion failed": 0,
-    "revocation failed": 0,
-    "cleanup failure with evidence kept": 0,
-    "teardown past the work deadline": 0,
-    "cancel before the first slice ended": 0,
-    "cancel during teardown": 0,
-    "cancel during synthesis": 0,
-    "cancel after the request ended": 0,
-    "synthesis reply that is no answer": 0,
-    "synthesis citations outside the bucket": 0,
-    "result of a class's edge read": 0,
-    "request made at a later clock reading": 0,
-    "no work time": 0,
-    "reserve of a work time four does not divide": 0,
-    "teardown ending exactly at the work deadline": 0,
-    "evidence at the cap's edge": 0,
+    "reply in the slice of a bound": 50,
+    "reply after navigation ended": 270,
+    "child reply that is no answer": 33,
+    "deletion failed": 70,
+    "revocation failed": 70,
+    "cleanup failure with evidence kept": 88,
+    "teardown past the work deadline": 310,
+    "cancel before the first slice ended": 37,
+    "cancel during teardown": 28,
+    "cancel during synthesis": 8,
+    "cancel after the request ended": 105,
+    "synthesis reply that is no answer": 23,
+    "synthesis citations outside the bucket": 65,
+    "result of a class's edge read": 144,
+    "request made at a later clock reading": 520,
+    "no work time": 280,
+    "reserve of a work time four does not divide": 265,
+    "teardown ending exactly at the work deadline": 7,
+    "evidence at the cap's edge": 6,
 }
 
 
