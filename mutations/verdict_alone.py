@@ -288,12 +288,16 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
             server = warm.Server(copy, copy / "mutmut-stats.json", shared=shared_dir().resolve())
             servers.append(server)
             free.append(server)
+        # The baseline runs the subjects that will judge these mutants (all of them for a whole sample; only
+        # navigation's for --module guard/navigation.py): a subject no mutant is judged by would only cost time.
+        judging = {s for name in names for s in SUBJECTS_OF.get(module_of(name), "budget,hooks,navigation").split(",")} \
+            or {"budget", "hooks", "navigation"}
         baseline = servers[0].judge("properties", "", scratch / "baseline", seed, TIMEOUT,
-                                    subjects=",".join(sorted({s for v in SUBJECTS_OF.values() for s in v.split(",")})))
+                                    subjects=",".join(sorted(judging)))
         if baseline.get("exit_code") != 0:
             raise VerdictAloneError(f"the verdict fails on the unmutated guard ({outcome_of(baseline)[1] or baseline}); "
                                     "no mutant can be judged")
-        say(f"  verdict-alone| baseline (every subject, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
+        say(f"  verdict-alone| baseline ({', '.join(sorted(judging))}, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
         done = [0]
 
         def one(index_name: tuple[int, str]) -> Judgement:
