@@ -62,7 +62,7 @@ def vacuity_explained(subject: Subject, tally: Tally) -> str:
     parts = ["; coverage at zero: " + (", ".join(zero) if zero else "none")]
     compared = subject.partings
     if compared is not None and compared.ways:
-        met = [f"{what} on {tally.partings[what][0]:,} {subject.unit} (shortest: {tally.partings[what][1]} steps, "
+        met = [f"{what} on {tally.partings[what][0]:,} {subject.unit} (shortest: {tally.partings[what][1]} {compared.size}, "
                f"{tally.partings[what][2]})" for what in compared.ways if what in tally.partings]
         never = [what for what in compared.ways if what not in tally.partings]
         parts.append("; against the reference: " + ("; ".join(met) if met else "production never parted from it"))
@@ -71,7 +71,7 @@ def vacuity_explained(subject: Subject, tally: Tally) -> str:
         same = tally.partings.get(compared.same) if compared.same else None
         if same is not None:
             parts.append(f"; the shortest {subject.unit[:-1] if subject.unit.endswith('s') else subject.unit} that "
-                         f"{compared.same_phrase}: {same[1]} steps, {same[2]}")
+                         f"{compared.same_phrase}: {same[1]} {compared.size}, {same[2]}")
     return "".join(parts)
 
 

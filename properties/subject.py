@@ -210,6 +210,8 @@ class Partings:
     same: str = ""
     #: Completes "the shortest <unit> that ...".
     same_phrase: str = ""
+    #: What the size a monitor notes with each parting counts (a hook sequence's steps, a scenario's messages).
+    size: str = "steps"
 
 
 @attrs.frozen

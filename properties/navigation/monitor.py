@@ -22,7 +22,8 @@ ENDED_WITH_ERROR = "a bound ended with an error"
 CANCELLED = "a cancellation"
 SAME_REPLY = "the child's reply, returned as the reference returned it"
 PARTINGS = Partings(ways=(SYNTHESIZED, INSUFFICIENT, ENDED_WITH_ERROR, CANCELLED), same=SAME_REPLY,
-                    same_phrase="the child answered before any bound returned what the reference returned")
+                    same_phrase="the child answered before any bound returned what the reference returned",
+                    size="messages")
 
 
 @attrs.define
@@ -68,8 +69,8 @@ class Monitor:
             what = SAME_REPLY
         if what is not None:
             self.tally.note_parting(what, len(judged.scenario.messages),
-                                    f"scenario {judged.scenario.name}: the reference {_said(ref)}; "
-                                    f"production stopped at {prod.stop or 'the reply'} and {_said(prod)}")
+                                    f"scenario {judged.scenario.name}: the reference {_said(ref)}; production "
+                                    f"ended on {prod.stop or 'the reply'} and {_said(prod)}")
 
 
     def runaway(self, judged: Step) -> list[Violation]:
