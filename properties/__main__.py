@@ -309,6 +309,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties: {error}", file=sys.stderr)
         return 2
     mode = "mutants" if args.mutants else "quick" if args.quick else "default"
+    for subject in subjects:
+        # A subject judged against real programs needs them: without one there is no verdict, not a pass.
+        needed = subject.requires() if subject.requires else ""
+        if needed:
+            print(f"python -m properties: {needed}", file=sys.stderr)
+            return 2
     problem = _unwritable(args.out)
     if problem:
         print(f"python -m properties: --out {args.out}: cannot write the report: {problem}", file=sys.stderr)

@@ -15,6 +15,7 @@ to the subjects as ``args.seed``) so that every repeat times the same work.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -89,6 +90,8 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
     # CPU seconds too: on a machine shared with other work they move far less with its load than wall seconds do.
     cpus: dict[str, list[float]] = {"progress": [], "quiet": []}
     codes = set()
+    #: The progress's own cost, read back from each run with progress (``progress.COST_VARIABLE``).
+    own: list[dict[str, Any]] = []
     for number in range(repeats):
         # Alternate who goes first, so that a load changing during the run hits both alike.
         for side in (("progress", "quiet") if number % 2 == 0 else ("quiet", "progress")):
@@ -96,7 +99,11 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
                             total=2 * repeats, unit="runs", side=f"now: {side}", force=True)
             with tempfile.TemporaryDirectory(prefix="properties-bench-") as scratch:
                 command = [sys.executable, "-m", "properties", "--seed", str(SEED), "--out", str(Path(scratch) / "reports")]
-                found = _on_terminal(command + (["--quiet"] if side == "quiet" else []), scratch, env, timeout)
+                cost_file = Path(scratch) / "progress-cost.json"
+                found = _on_terminal(command + (["--quiet"] if side == "quiet" else []), scratch,
+                                     {**env, progress.COST_VARIABLE: str(cost_file)}, timeout)
+                if side == "progress" and cost_file.exists():
+                    own.append(json.loads(cost_file.read_text(encoding="utf-8")))
             if found is None:
                 return {"status": f"cut off after {timeout:.0f} s"}
             codes.add(found[0])
@@ -104,9 +111,43 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
             cpus[side].append(found[2])
     progress_wall, quiet_wall = _median(walls["progress"]), _median(walls["quiet"])
     progress_cpu, quiet_cpu = _median(cpus["progress"]), _median(cpus["quiet"])
+    send = send_seconds()
+    # The progress's own CPU per run: the reading thread's, plus every report's send (paid by the worker that sent it).
+    owns = [item["thread_cpu"] + item["reports"] * send for item in own]
     return {"status": "exit " + ",".join(str(code) for code in sorted(codes)), "progress": progress_wall, "quiet": quiet_wall,
             "ratio": progress_wall / quiet_wall, "samples": walls, "cpu_progress": progress_cpu, "cpu_quiet": quiet_cpu,
-            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus}
+            "cpu_ratio": progress_cpu / quiet_cpu, "cpu_samples": cpus, "pair_ratios": _pair_ratios(walls),
+            "own_cpu": _median(owns) if owns else float("nan"), "own_samples": owns,
+            "reports": [item["reports"] for item in own], "send_seconds": send,
+            "own_share": (_median(owns) / progress_cpu) if owns and progress_cpu else float("nan")}
+
+
+def _pair_ratios(walls: dict[str, list[float]]) -> list[float]:
+    """Each repeat's with/without ratio: the two runs of a pair ran next to each other, under the same load."""
+    return [with_ / without for with_, without in zip(walls["progress"], walls["quiet"])]
+
+
+def send_seconds(count: int = 20_000) -> float:
+    """What one report costs its sender: a typical report's ``json.dumps`` and its write to a pipe (median of 5)."""
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+    message = {"label": "budget bulk", "done": 123_456, "total": 500_000, "unit": "traces", "eta": True,
+               "fields": {"steps": 9_876_543}, "at": time.time()}
+    runs = []
+    try:
+        for _ in range(5):
+            began = time.thread_time()
+            for _ in range(count):
+                data = (json.dumps(message, separators=(",", ":"), default=str) + "\n").encode()
+                try:
+                    os.write(writer, data)
+                except BlockingIOError:
+                    os.read(reader, 1 << 20)  # keep the pipe from filling; its reader's cost is counted on its side
+            runs.append((time.thread_time() - began) / count)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    return _median(runs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -171,6 +212,12 @@ def _bench(args: argparse.Namespace, benched: Sequence[Subject]) -> int:
             add("default run on a terminal, --quiet (wall s)", f"{d['quiet']:.1f}", f"the same run without progress; {samples}")
             add("default run: with progress / without", f"{d['ratio']:.3f}x", "wall seconds; alternating order, both on a pseudo-terminal")
             cpu_samples = "; ".join(f"{side} " + ", ".join(f"{cpu:.1f}" for cpu in cpus) for side, cpus in d["cpu_samples"].items())
+            median_reports = _median([float(count) for count in d["reports"]]) if d["reports"] else 0.0
+            add("default run: the progress's own CPU (s)", f"{d['own_cpu']:.3f}",
+                f"{d['own_share'] * 100:.2f}% of the run's CPU: the display thread plus {median_reports:,.0f} reports x "
+                f"{d['send_seconds'] * 1e6:.1f} us to send; load-independent, unlike the ratios")
+            add("default run: with / without, pair by pair", " ".join(f"{r:.3f}" for r in d["pair_ratios"]),
+                "each pair ran back to back; their spread is the machine's noise")
             add("default run: CPU s with progress / without", f"{d['cpu_ratio']:.3f}x",
                 f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
         else:

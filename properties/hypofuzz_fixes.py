@@ -137,8 +137,8 @@ def align_forced_draws() -> None:
     FuzzTarget.new_conjecture_data = new_conjecture_data
 
 
-def project_files(root: Path = ROOT) -> tuple[str, ...]:
-    return tuple(f"{root / package}/" for package in PACKAGES)
+def project_files(root: Path = ROOT, packages: "tuple[str, ...]" = PACKAGES) -> tuple[str, ...]:
+    return tuple(f"{root / package}/" for package in packages)
 
 
 class ProjectCoverage:

@@ -251,6 +251,9 @@ class Subject:
     drives: tuple[str, ...] = ()
     #: What its monitor notes about the reference it follows, or None for a subject that follows none.
     partings: "Partings | None" = None
+    #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
+    #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
+    requires: "Callable[[], str] | None" = None
 
     @property
     def ids(self) -> tuple[str, ...]:

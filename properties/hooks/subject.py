@@ -16,7 +16,7 @@ from properties.hooks.invariants import CATALOGUE, COVERAGE_MINIMUMS
 from properties.hooks.monitor import PARTINGS, new_monitor
 from properties.hooks.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Lazy, Driver, Replay, Subject
+from properties.subject import Bench, Lazy, Driver, Replay, Subject
 
 
 def state_machine() -> type:
@@ -51,4 +51,5 @@ SUBJECT = Subject(
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
     partings=PARTINGS,
+    bench=Bench(Lazy("properties.hooks.bench", "run")),
 )

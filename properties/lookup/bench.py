@@ -1,7 +1,7 @@
 """Throughput of the lookup classifier (seed 000) over a fixed, seeded mix of receipts.
 
 ``bench_lookup(seconds)`` builds the same mix every time (half accepted
-chains, half hostile receipts, from ``properties.lookup.corpus``), then runs
+chains, half hostile receipts, from ``properties.lookup.generate``), then runs
 several timed repeats of about ``seconds / REPEATS`` each, cycling through the
 mix, and reports the median commands per second. Building the mix is not
 timed. ``python -m properties.lookup.bench [SECONDS]`` prints the result.
@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from guard.lookup import lookup_found_nothing
-from properties.lookup.corpus import bench_mix
+from properties.lookup.generate import bench_mix
 
 SEED = 60_000
 MIX_SIZE = 2_000
@@ -72,3 +72,15 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+#: Seconds ``nox -s bench`` gives the classifier's row (shared by its timed repeats).
+BENCH_SECONDS = 5.0
+
+
+def run(_args: Any, add: Any) -> tuple[list[tuple[str, str]], bool]:
+    """The subject's row of ``nox -s bench`` (``properties.subject.Bench``): classifier calls per second."""
+    result = bench_lookup(BENCH_SECONDS)
+    add("lookup classifier (commands/s)", f"{result['commands_per_second']:,.0f}",
+        f"median of {result['repeats']} repeats over {result['mix_size']:,} receipts (seed {result['seed']})")
+    return [], True

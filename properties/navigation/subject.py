@@ -22,7 +22,7 @@ from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
 from properties.navigation.monitor import PARTINGS, new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
+from properties.subject import Bench, Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
 
 
 def state_machine() -> type:
@@ -77,4 +77,5 @@ SUBJECT = Subject(
     order=30,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
     partings=PARTINGS,
+    bench=Bench(Lazy("properties.navigation.bench", "run")),
 )

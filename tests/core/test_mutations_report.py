@@ -384,7 +384,7 @@ def test_each_limit_is_mutated_one_lower_and_one_higher() -> None:
 def test_budget_entries_owe_a_kill_to_the_property_drivers() -> None:
     levels = {entry.id: entry.level for entry in catalogue.entries()}
     assert levels["defer-below-fuse"] == "budget" and levels["stop-keeps-correction"] == "budget"
-    assert levels["lookup-reverted"] == CLASSIFIER
+    assert levels["lookup-reverted"] == "lookup" and levels["inspection-page-errors-correctable"] == CLASSIFIER
 
 
 @pytest.mark.parametrize("arguments", [["--jobs", "0"], ["--seed", "x"], ["--only-catalogue", "--only-mutmut"], ["--nope"]])

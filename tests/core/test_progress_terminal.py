@@ -215,3 +215,25 @@ def test_a_forked_worker_reports_through_the_pipe_and_a_report_outside_any_task_
     assert not any("strays" in line for line in shown), shown
     assert display.finished == 1 and not display.lines
     assert not progress.active(), "the channel is closed once the display stops"
+
+
+def test_the_display_records_its_own_cost_where_the_bench_reads_it(tmp_path: Path, monkeypatch: Any) -> None:
+    """The load-independent half of "progress costs nothing measurable": its thread's CPU and every report it read."""
+    import io
+
+    from properties import progress
+
+    cost = tmp_path / "cost.json"
+    monkeypatch.setenv(progress.COST_VARIABLE, str(cost))
+    display = progress.Display(stream=io.StringIO(), live=False, every=0.01, tasks=1)
+    with display:
+        with progress.task("counted"):
+            for done in range(7):
+                progress.update(done=done, total=7, unit="things", force=True)
+        deadline = time.monotonic() + 0.05
+        while time.monotonic() < deadline:  # busy, so the reading thread has CPU time to show
+            pass
+    recorded = json.loads(cost.read_text(encoding="utf-8"))
+    # A begin, seven updates and an end: every message the workers sent is one report read.
+    assert recorded["reports"] == 9
+    assert 0.0 <= recorded["thread_cpu"] < 5.0 and recorded["live"] is False

@@ -198,12 +198,40 @@ def check_navigation(scenario: Any, folder: Path) -> None:
     assert _navigation_verdict(loaded) == _navigation_verdict(scenario)
 
 
+# -- the lookup subject: receipts in guard-lookup-trace/1 files (properties/lookup/trace_file.py) ----------
+
+
+def _lookup_receipts() -> st.SearchStrategy[Any]:
+    """What the bulk driver judges: a seeded chain of the grammar, or a hostile receipt of any kind (bytes,
+    None, lists and odd exit statuses included)."""
+    from properties.lookup import drivers
+
+    valid = st.integers(0, 2**32 - 1).map(lambda seed: drivers.valid_receipts(seed, 1)[0])
+    hostile = st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 20)).map(
+        lambda pair: drivers.hostile_receipts(pair[0], 1)[pair[1]])
+    return valid | hostile
+
+
+def check_lookup(receipt: Any, folder: Path) -> None:
+    from guard.lookup import lookup_found_nothing
+    from properties.catalogue import Violation
+    from properties.lookup import trace_file
+
+    path = trace_file.save(receipt, Violation("L4", 0, "round trip"), "round-trip, L4", folder)
+    loaded = trace_file.load(path)
+    assert trace_file.SCHEMA in path.read_text(encoding="utf-8") and loaded.events == (receipt,)
+    # The classifier receives the very values it received before the file (bytes, None and floats too).
+    assert loaded.events[0].arguments() == receipt.arguments()
+    assert lookup_found_nothing(*loaded.events[0].arguments()) == lookup_found_nothing(*receipt.arguments())
+
+
 #: Subject name -> (strategy of what its drivers generate, the round-trip check of one example). A new
 #: subject that declares events adds its entry here; the test fails until it does.
 STRATEGIES: dict[str, tuple[st.SearchStrategy, Callable[[Any, Path], None]]] = {
     "budget": (st.tuples(BUDGET, _limits()), check_budget),
     "hooks": (_hook_sequences(), check_hooks),
     "navigation": (_navigation_scenarios(), check_navigation),
+    "lookup": (_lookup_receipts(), check_lookup),
 }
 
 

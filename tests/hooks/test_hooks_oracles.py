@@ -25,7 +25,7 @@ from properties.hooks.monitor import HookMonitor
 from properties.hooks.shapes import STOP_HEAD
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_playground import write_binds_new_project
-from properties.lookup.corpus import hostile_corpus, valid_corpus
+from properties.lookup.generate import hostile_corpus, valid_corpus
 
 
 class Routing:

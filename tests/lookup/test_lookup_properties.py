@@ -1,7 +1,7 @@
 """Hypothesis properties of ``lookup_found_nothing`` (seed 000).
 
 Valid chains come from the accepted grammar with random quoting and spacing
-(``properties.lookup.corpus``); their expected words are the generator's own
+(``properties.lookup.generate``); their expected words are the generator's own
 argv lists, not the scanner's output. Example counts come from the profile
 loaded by ``tests/conftest.py``.
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from guard.lookup import lookup_found_nothing, scan_words
-from properties.lookup import corpus
+from properties.lookup import generate as corpus
 
 
 @st.composite

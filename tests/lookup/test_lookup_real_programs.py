@@ -25,7 +25,7 @@ import pytest
 from hypothesis import Phase, given, settings
 
 from guard.lookup import lookup_found_nothing, scan_steps, scan_words
-from properties.lookup import corpus
+from properties.lookup import generate as corpus
 from test_lookup_table import ACCEPTED
 
 pytestmark = pytest.mark.real_programs

@@ -1,6 +1,7 @@
 """Generators for the lookup classifier (seed 000): valid chains and hostile variants.
 
-Shared by the table, property and real-program tests and by the benchmark.
+Shared by the lookup subject's drivers, the table, property and
+real-program tests, the hook subject's oracle tests and the benchmark.
 Everything is driven by a ``Chooser`` so the same grammar runs from a seeded
 ``random.Random`` (corpora, benchmark) or from Hypothesis's own Random
 (properties, with shrinking).
@@ -41,7 +42,8 @@ class RandomChooser:
         self.rng = rng
 
     def choice(self, options: Sequence[T]) -> T:
-        return self.rng.choice(list(options))
+        # random.choice indexes a sequence as it would its list copy: the same draws, without the copy.
+        return self.rng.choice(options if isinstance(options, (list, tuple)) else list(options))
 
     def integer(self, low: int, high: int) -> int:
         return self.rng.randint(low, high)
@@ -673,6 +675,11 @@ def hostile_corpus(seed: int, per_kind: int) -> list[HostileCase]:
     """``per_kind`` cases of every hostile kind, from one seeded generator."""
     chooser = RandomChooser(random.Random(seed))
     return [hostile_case(chooser, kind) for kind in HOSTILE_KINDS for _ in range(per_kind)]
+
+
+def hostile_rounds(chooser: Chooser, per_kind: int) -> list[HostileCase]:
+    """``per_kind`` cases of every hostile kind, the kinds taken in turn (a bug is met within one round)."""
+    return [hostile_case(chooser, kind) for _ in range(per_kind) for kind in HOSTILE_KINDS]
 
 
 def valid_corpus(seed: int, size: int) -> list[Rendered]:
