@@ -214,20 +214,25 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
         for d in data["drivers"]
     ]
     lines.extend(_table(("subject", "driver", "status", "seconds", "steps", "traces", "steps/s", "details"), rows, markdown))
-    configs = [(d["name"], c) for d in data["drivers"] for c in d["configurations"]]
+    # Every subject's exhaustive proofs in one table: the budget's explorer and the core's model driver.
+    configs = [(c.get("subject") or d["subject"], c) for d in data["drivers"] for c in d["configurations"]]
     if configs:
         lines.append("")
-        lines.append(h("Explorer configurations"))
+        lines.append(h("Configurations (exhaustive proofs)"))
         rows = [
-            (c["name"], c["limits"], f"{c['states']:,}", f"{c['edges']:,}", c["depth"], "fixpoint" if c["complete"] else "bounded",
-             f"{c['seconds']:.2f}", f"{c['states'] / c['seconds'] if c['seconds'] else 0:,.0f}", _symmetries(c))
-            for _d, c in configs
+            (subject, c["name"], c["limits"], f"{c['states']:,}", f"{c['edges']:,}", c["depth"],
+             "fixpoint" if c["complete"] else "bounded", f"{c['seconds']:.2f}",
+             f"{c['states'] / c['seconds'] if c['seconds'] else 0:,.0f}", _symmetries(c))
+            for subject, c in configs
         ]
         lines.extend(_table(
-            ("configuration", "limits", "states", "edges", "depth", "reach", "seconds", "states/s", "symmetries"), rows, markdown,
+            ("subject", "configuration", "limits", "states", "edges", "depth", "reach", "seconds", "states/s", "symmetries"),
+            rows, markdown,
         ))
-        lines.extend(_proved([c for _d, c in configs]))
-        lines.extend(line for _d, c in configs for line in (f"explorer {c['name']}: {text}" for text in c.get("symmetry_broken", ())))
+        for subject in dict.fromkeys(subject for subject, _c in configs):
+            lines.extend(_proved(subject, [c for owner, c in configs if owner == subject]))
+        lines.extend(line for subject, c in configs for line in (f"{subject} {c['name']}: {text}" for text in c.get("symmetry_broken", ())))
+        lines.extend(f"{subject} {c['name']}: {c['merge_broken']}" for subject, c in configs if c.get("merge_broken"))
     for path in data["counterexamples"]:
         lines.append(f"counterexample: {path}")
     if markdown and data.get("figures"):
@@ -259,19 +264,21 @@ def _again(config: dict[str, Any]) -> str:
     return " (searched again without a broken symmetry)" if config.get("symmetry_broken") else ""
 
 
-def _proved(configs: list[dict[str, Any]]) -> list[str]:
-    """What the explorer proved: the scopes brought to their fixpoint (the largest named), the depths searched."""
+def _proved(subject: str, configs: list[dict[str, Any]]) -> list[str]:
+    """What a subject's searches proved: the scopes brought to their fixpoint (the largest named), the depths searched.
+
+    A scope whose search found a violation or a broken reduction reached no proof, whatever its reach."""
     lines = []
-    complete = [c for c in configs if c["complete"]]
+    complete = [c for c in configs if c["complete"] and c.get("proved", True)]
     if complete:
         largest = max(complete, key=lambda c: c["states"])
         lines.append(
-            f"explorer proved to the fixpoint: {', '.join(c['name'] + _again(c) for c in complete)}; largest {largest['name']} "
+            f"{subject} proved to the fixpoint: {', '.join(c['name'] + _again(c) for c in complete)}; largest {largest['name']} "
             f"({largest['limits']}): {largest['states']:,} states, {largest['edges']:,} edges, {largest['seconds']:.1f} s"
         )
     for c in configs:
         if not c["complete"] and c.get("max_depth") is not None and c["depth"] >= c["max_depth"]:
-            lines.append(f"explorer searched {c['name']} to depth {c['depth']}: every trace of up to {c['depth']} events")
+            lines.append(f"{subject} searched {c['name']} to depth {c['depth']}: every trace of up to {c['depth']} events")
     return lines
 
 

@@ -38,6 +38,10 @@ any process and returns picklable results:
 * ``options``: command-line options of ``python -m properties`` that only this
   subject reads (the budget's ``--explorer-seconds``); their values reach its
   drivers in ``DriverRequest.options``.
+* ``models``: ``models(scopes)`` -> the engine's models (``properties.engine.model.Model``) of the scopes
+  ``quick``, ``default`` or ``thorough``. A subject that declares it gains the core's ``model`` driver
+  (``properties.model_driver``), which searches each model to its fixpoint with ``properties.engine.search``
+  in every run; nothing else is needed.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 LAST = 100
 #: Run modes: the reviewer's full run, a fast smoke run, and the deterministic run made against each mutant.
 MODES = ("default", "quick", "mutants")
+#: The name of the core's driver that proves a subject's models (``Subject.models``).
+MODEL_DRIVER = "model"
 
 
 @attrs.frozen
@@ -133,13 +139,15 @@ class Lazy:
 
     module: str
     name: str
+    #: Arguments passed first, before the caller's (the core's model driver is told which subject it serves).
+    bound: tuple[Any, ...] = ()
 
     def resolve(self) -> Callable[..., Any]:
         """The function itself (its module imported)."""
         return getattr(importlib.import_module(self.module), self.name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*args, **kwargs)
+        return self.resolve()(*self.bound, *args, **kwargs)
 
 
 @attrs.frozen
@@ -254,6 +262,17 @@ class Subject:
     #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
     #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
     requires: "Callable[[], str] | None" = None
+    #: ``models(scopes)`` -> the engine's models of the scopes ``quick``, ``default`` or ``thorough`` (a ``Lazy``,
+    #: so that reading the registry imports no model), or None. Declaring it adds ``MODEL_DRIVER``.
+    models: "Callable[[str], Sequence[Any]] | None" = None
+
+    def __attrs_post_init__(self) -> None:
+        # The core's driver, added here rather than written into each subject's list, so that a subject with a
+        # model is proved in every run by declaring the model alone (attrs documents this way of setting a field
+        # of a frozen instance after its own initialisation).
+        if self.models is not None and all(driver.name != MODEL_DRIVER for driver in self.drivers):
+            proof = Driver(MODEL_DRIVER, Lazy("properties.model_driver", "run_models", (self.name,)), cost=3)
+            object.__setattr__(self, "drivers", self.drivers + (proof,))
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from guard.hooks import Decision, ToolLoopGuard
+from guard.limits import Limits
 from guard.playground import RoutingState
 from properties.budget.state import Snap, memories as budget_memories, snap_production
 from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
@@ -43,12 +44,21 @@ class SpyBudget(RunProgressBudget):
         self.admissions += reopened
         return reopened
 
+    # The parent's slotted state leaves out this subclass's own fields, so a copy (``copy.deepcopy``, a pickle)
+    # lost the log; the exhaustive model copies whole monitors, guards and budgets included.
+    def __getstate__(self):
+        return {**super().__getstate__(), **self.__dict__}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self.__dict__.update({name: state[name] for name in ("log", "received", "admissions", "hook") if name in state})
+
 
 def make_guard(sequence: HookSequence, allowances: bool = True) -> ToolLoopGuard:
     """A fresh guard for ``sequence``'s setting (``allowances=False``: production's own earlier mode, which
     the hook replay shows; H3 is judged against ``properties.hooks.earlier_stop`` instead)."""
     return ToolLoopGuard(
-        run=RUN, session=SESSION, budget=SpyBudget(), allowances=allowances,
+        run=RUN, session=SESSION, budget=SpyBudget(limits=Limits(**dict(sequence.limits))), allowances=allowances,
         routing=RoutingState() if sequence.playground else None, strict_stop=sequence.strict_stop,
     )
 

@@ -39,7 +39,7 @@ from typing import Any
 import attrs
 
 from properties.hooks.shapes import STOP_HEAD
-from reference.budget import ReferenceBudget
+from reference.budget import ReferenceBudget, ReferenceLimits
 
 #: The stop text as far as the recorded photo-renamer session shows it (its call 8's persisted copy).
 RECORDED_STOP_HEAD = (
@@ -50,6 +50,13 @@ RECORDED_STOP_HEAD = (
 #: The finalization phase as hooks.md names it: running, stopped with the instruction not yet shown
 #: (``pending``), the instruction shown, or never to be shown (strict stop, owner cancel).
 RUNNING, PENDING, SHOWN, NEVER = "running", "pending", "shown", "never"
+
+
+def reference_budget(limits: "tuple[tuple[str, int], ...]" = ()) -> ReferenceBudget:
+    """The reference budget under a sequence's scaled-down limits (those the reference has; the seeds' allowances
+    are production's alone, so their caps are not the reference's business)."""
+    shared = {name: value for name, value in limits if name in attrs.fields_dict(ReferenceLimits)}
+    return ReferenceBudget(ReferenceLimits(**shared))
 
 
 @attrs.frozen

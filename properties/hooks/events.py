@@ -77,6 +77,10 @@ class HookSequence:
     playground: bool
     events: tuple[HookEvent, ...]
     strict_stop: bool = False
+    #: Scaled-down run-progress limits, as (``guard.limits.Limits`` field, value) pairs; empty: the seeds' own.
+    #: The exhaustive model (``properties.hooks.model``) runs under them, and its saved files carry them so that
+    #: a replay judges the run it found; the guards and H3's reference budget both take them.
+    limits: tuple[tuple[str, int], ...] = ()
 
     @property
     def order_policy(self) -> str:

@@ -10,7 +10,7 @@ from guard.hooks import ToolLoopGuard
 from properties import work_bound
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
-from properties.hooks.earlier_stop import EarlierStop
+from properties.hooks.earlier_stop import EarlierStop, reference_budget
 from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
 from guard.inspection import INSPECTION_TOOL
@@ -100,7 +100,7 @@ class HookMonitor:
     def start(self, sequence: HookSequence) -> None:
         """Fresh guards for a new sequence (its setting; its events come one by one through ``step``)."""
         self.guards = {"G": make_guard(sequence), "M": make_guard(sequence)}
-        self.earlier = EarlierStop(sequence.strict_stop)
+        self.earlier = EarlierStop(sequence.strict_stop, budget=reference_budget(sequence.limits))
         self.in_h1_scope = True
         self.admitted = False
         self.tripped = None

@@ -52,4 +52,6 @@ SUBJECT = Subject(
     drives=("budget",),
     partings=PARTINGS,
     bench=Bench(Lazy("properties.hooks.bench", "run")),
+    # The exhaustive engine's scopes of the hook path (properties/hooks/model.py), proved by the core's model driver.
+    models=Lazy("properties.hooks.model", "scopes"),
 )

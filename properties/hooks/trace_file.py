@@ -7,6 +7,7 @@ Schema ``guard-hook-sequence/1``::
       "name": "bulk-H5-7steps",
       "invariant": "H5",                      # optional: the invariant it was saved for
       "playground": true, "strict_stop": false,
+      "limits": {"consecutive_failures": 2},   # optional: scaled-down limits (the exhaustive model's files)
       "events": [
         {"event": "model_call"},
         {"event": "call", "index": 0, "kind": "gate", "binding": "bound",
@@ -33,10 +34,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import attrs
+
+from guard.limits import Limits
 from properties.hooks.events import ORDERS, Call, Cancel, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import BINDINGS, CALL_KINDS
 from properties.safe_json import (
-    BOOLEAN, COUNT, LIST, REQUIRED, STRING, TOP, check_object, fail, one_of, read_json, show,
+    BOOLEAN, COUNT, LIST, REQUIRED, STRING, TOP, FieldType, check_object, fail, one_of, read_json, show,
 )
 from properties.safe_json import JsonFileError as TraceError
 
@@ -55,7 +59,10 @@ def to_json(sequence: HookSequence, name: str, invariant: str = "") -> dict[str,
     data: dict[str, Any] = {"schema": SCHEMA, "name": name}
     if invariant:
         data["invariant"] = invariant
-    data.update(playground=sequence.playground, strict_stop=sequence.strict_stop, events=events)
+    data.update(playground=sequence.playground, strict_stop=sequence.strict_stop)
+    if sequence.limits:
+        data["limits"] = dict(sequence.limits)
+    data["events"] = events
     return data
 
 
@@ -64,6 +71,16 @@ def save(sequence: HookSequence, path: Path, name: str, invariant: str = "") -> 
     path.write_text(json.dumps(to_json(sequence, name, invariant), indent=1) + "\n", encoding="utf-8")
     return path
 
+
+def _limits(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        name in LIMIT_NAMES and type(number) is int and 1 <= number <= MAX_LIMIT for name, number in value.items())
+
+
+#: The run-progress limits a file may scale down (``guard.limits.Limits``'s fields), each a positive integer.
+LIMIT_NAMES = tuple(attrs.fields_dict(Limits))
+MAX_LIMIT = 1_000_000
+LIMITS = FieldType(f"an object of positive integers (at most {MAX_LIMIT:,}) named {', '.join(LIMIT_NAMES)}", _limits)
 
 #: Each event's fields (besides ``event``), typed, with the default a missing one takes.
 _CALL_FIELDS = {
@@ -82,6 +99,7 @@ _TOP_FIELDS = {
     "invariant": (STRING, ""),
     "playground": (BOOLEAN, False),
     "strict_stop": (BOOLEAN, False),
+    "limits": (LIMITS, {}),
     "events": (LIST, REQUIRED),
 }
 
@@ -117,7 +135,9 @@ def from_json(data: Any, source: str) -> tuple[HookSequence, str, str]:
         if not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", values["invariant"]):
             raise fail(source, "invariant", f"expected an invariant id such as \"H5\", got {show(values['invariant'])}")
     events = tuple(_event(raw, f"events[{number}]", source) for number, raw in enumerate(values["events"]))
-    sequence = HookSequence(values.get("playground", False), events, strict_stop=values.get("strict_stop", False))
+    limits = tuple(sorted(values.get("limits", {}).items()))
+    sequence = HookSequence(values.get("playground", False), events, strict_stop=values.get("strict_stop", False),
+                            limits=limits)
     return sequence, values.get("name") or Path(source).stem, values.get("invariant", "")
 
 

@@ -46,6 +46,10 @@ class Scenario:
     #: The fake clock's reading when the request is made (every other time here is on the same clock): the
     #: spec's deadlines count from "now", which a clock that always starts at 0 could not tell from 0.
     start_ms: int = 0
+    #: Scaled-down navigation limits, as (``guard.navigation_limits.NavigationLimits`` field, value) pairs; empty:
+    #: the seed's own. Production runs under them and the invariants judge by the spec's numbers scaled the same
+    #: way (``properties.navigation.invariants.spec_of``): the exhaustive model's scopes, kept in its saved files.
+    limits: tuple[tuple[str, int], ...] = ()
 
     def request(self) -> Request:
         grant = Grant(id=f"grant-{self.name}", source_tokens=self.grant_tokens, model=self.model)

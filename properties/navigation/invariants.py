@@ -40,11 +40,23 @@ SPEC = Spec()
 BOUNDS = ("tool_calls", "no_progress", "deadline")
 
 
+def spec_of(scenario: Scenario) -> Spec:
+    """navigation.md's numbers, with those the scenario scales down (its ``limits``) scaled the same way.
+
+    A scaled scope judges production under limits L against the spec's rules with the numbers L: the rules stay
+    the spec's, only the constants move together (the exhaustive model's small scopes)."""
+    if not scenario.limits:
+        return SPEC
+    names = attrs.fields_dict(Spec)
+    return attrs.evolve(SPEC, **{name: value for name, value in scenario.limits if name in names})
+
+
 def spec_deadlines(scenario: Scenario, start: int = 0) -> tuple[int, int, int]:
     """(work, reserve, retrieval) as navigation.md defines them, for a request made at ``start``."""
-    timeout = min(max(scenario.timeout_ms, SPEC.timeout_min_ms), SPEC.timeout_max_ms)
-    work = min(start + scenario.delegation_timeout_ms, max(start, start + timeout - SPEC.headroom_ms))
-    reserve = min(SPEC.reserve_ms, (work - start) // SPEC.reserve_divisor) if work > start else 0
+    spec = spec_of(scenario)
+    timeout = min(max(scenario.timeout_ms, spec.timeout_min_ms), spec.timeout_max_ms)
+    work = min(start + scenario.delegation_timeout_ms, max(start, start + timeout - spec.headroom_ms))
+    reserve = min(spec.reserve_ms, (work - start) // spec.reserve_divisor) if work > start else 0
     return work, reserve, work - reserve
 
 
@@ -94,6 +106,8 @@ class Step:
     #: What should have ended it: a bound, "cancelled", "reply", or None.
     expected: "str | None"
     progress_chars: int = 0
+    #: The numbers judged by (navigation.md's, or the scenario's scaled ones: ``spec_of``).
+    spec: Spec = SPEC
     #: The progress results' texts read until navigation ended, in reading order (the evidence the spec keeps
     #: is their first 32,000 characters).
     progress_texts: tuple[str, ...] = ()
@@ -118,6 +132,7 @@ class Step:
 
 
 def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[str]]:
+    spec = spec_of(scenario)
     seen: set = set()
     progress: list[str] = []
     texts: set = set()
@@ -133,7 +148,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
             seen.add(message.id)
             if message.role == "assistant":
                 calls += message.tool_calls
-                if view.bound is None and calls >= SPEC.tool_calls:
+                if view.bound is None and calls >= spec.tool_calls:
                     view.bound = "tool_calls"
             else:
                 kind = spec_class(message, texts)
@@ -143,7 +158,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                     progress.append(message.text)
                 else:
                     streak += 1
-                    if view.bound is None and streak >= SPEC.no_progress:
+                    if view.bound is None and streak >= spec.no_progress:
                         view.bound = "no_progress"
                 if kind in ("progress", "repeated"):
                     texts.add(message.text)
@@ -155,9 +170,9 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
     return views, chars, progress
 
 
-def kept_evidence(texts: Sequence[str]) -> list[str]:
+def kept_evidence(texts: Sequence[str], cap: int = SPEC.evidence_chars) -> list[str]:
     """The pieces navigation.md keeps: the progress texts in reading order, cut at 32,000 characters in all."""
-    kept, room = [], SPEC.evidence_chars
+    kept, room = [], cap
     for text in texts:
         if room <= 0:
             break
@@ -186,7 +201,7 @@ def judge(index: int, scenario: Scenario) -> Step:
             continue
         break
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
-                polls[end].progress_chars if end is not None else chars,
+                polls[end].progress_chars if end is not None else chars, spec_of(scenario),
                 tuple(progress[: polls[end].progress_count] if end is not None else progress))
 
 
@@ -242,12 +257,12 @@ def n2_evidence_cap(step: Step) -> Outcome:
     more."""
     if not step.bound_path and step.expected != "reply":
         return False, None
-    expected = min(SPEC.evidence_chars, step.progress_chars)
+    expected = min(step.spec.evidence_chars, step.progress_chars)
     if step.prod.evidence_chars != expected:
         return True, (f"kept {step.prod.evidence_chars} evidence characters of {step.progress_chars} available; "
                       f"the spec keeps {expected}")
     for call, *_ in step.production.record.completions:
-        if call.evidence_chars > SPEC.evidence_chars:
+        if call.evidence_chars > step.spec.evidence_chars:
             return True, f"the synthesis call carried {call.evidence_chars} evidence characters"
     return True, None
 
@@ -275,7 +290,7 @@ def _synthesis_due(step: Step) -> "str | None":
     cancel = step.scenario.cancel_at
     if ended >= step.work or (cancel is not None and cancel <= ended) or step.scenario.policy_rejects:
         return None
-    return (f"navigation ended at {step.expected} with {min(step.progress_chars, SPEC.evidence_chars)} evidence "
+    return (f"navigation ended at {step.expected} with {min(step.progress_chars, step.spec.evidence_chars)} evidence "
             f"characters kept, teardown done at {ended} ms before the work deadline {step.work} ms, not cancelled, "
             "the policy allowing")
 
@@ -316,7 +331,7 @@ def n4_one_synthesis(step: Step) -> Outcome:
         return True, f"synthesis deadline {call.deadline} ms, the work deadline is {step.work} ms"
     if at >= step.work:
         return True, f"synthesis started at {at} ms, at or past the work deadline {step.work} ms"
-    kept = kept_evidence(step.progress_texts)
+    kept = kept_evidence(step.progress_texts, step.spec.evidence_chars)
     if call.evidence_chars != sum(len(piece) for piece in kept):
         return True, f"the synthesis call carried {call.evidence_chars} evidence characters, the spec keeps {sum(map(len, kept))}"
     missing = [piece for piece in kept if piece not in call.prompt]
@@ -513,10 +528,10 @@ def coverage(step: Step) -> list[str]:
     scenario = step.scenario
     if step.expected in BOUNDS:
         names.append(f"bound {step.expected}")
-        if (step.expected == "tool_calls" and view.tool_calls > SPEC.tool_calls) or (
-                step.expected == "no_progress" and view.streak > SPEC.no_progress):
+        if (step.expected == "tool_calls" and view.tool_calls > step.spec.tool_calls) or (
+                step.expected == "no_progress" and view.streak > step.spec.no_progress):
             names.append("slice carried a count past its bound")
-        if step.progress_chars >= SPEC.evidence_chars:
+        if step.progress_chars >= step.spec.evidence_chars:
             names.append("evidence cap reached")
         if scenario.delete_fails or scenario.revoke_fails:
             names.append("cleanup failure")
@@ -561,12 +576,12 @@ def coverage(step: Step) -> list[str]:
         names.append("request made at a later clock reading")
     if step.no_work_time:
         names.append("no work time")
-    elif step.reserve == (step.work - scenario.start_ms) // SPEC.reserve_divisor and (
-            step.work - scenario.start_ms) % SPEC.reserve_divisor:
+    elif step.reserve == (step.work - scenario.start_ms) // step.spec.reserve_divisor and (
+            step.work - scenario.start_ms) % step.spec.reserve_divisor:
         names.append("reserve of a work time four does not divide")
     if step.bound_path and record.teardown and max(at for _w, at, _ok in record.teardown) == step.work:
         names.append("teardown ending exactly at the work deadline")
-    if SPEC.evidence_chars - 8 <= step.progress_chars <= SPEC.evidence_chars and step.bound_path:
+    if step.spec.evidence_chars - 8 <= step.progress_chars <= step.spec.evidence_chars and step.bound_path:
         names.append("evidence at the cap's edge")
     return names
 

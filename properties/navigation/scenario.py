@@ -256,6 +256,8 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
     Each version runs within its ``Allowance``; one that exceeds it ends with a ``Runaway`` outcome (never a hang)."""
     if version not in ("reference", "production"):
         raise ValueError(f"unknown version {version!r}")
+    if limits is None and scenario.limits and version == "production":
+        limits = NavigationLimits(**dict(scenario.limits))
     allowance = Allowance.of(scenario, limits)
     clock = FakeClock(scenario.start_ms, Meter(allowance, version))
     record = Record()

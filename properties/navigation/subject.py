@@ -78,4 +78,6 @@ SUBJECT = Subject(
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
     partings=PARTINGS,
     bench=Bench(Lazy("properties.navigation.bench", "run")),
+    # The exhaustive engine's scopes of navigation (properties/navigation/model.py), proved by the core's model driver.
+    models=Lazy("properties.navigation.model", "scopes"),
 )

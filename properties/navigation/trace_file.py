@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from guard.navigation_limits import NavigationLimits
 from guard.navigation_ports import Message
 from properties.navigation.events import Scenario, Timed
 from properties.safe_json import (
@@ -37,7 +38,22 @@ def to_json(scenario: Scenario) -> dict[str, Any]:
     data = attrs.asdict(scenario, recurse=False)
     data["bucket"] = list(scenario.bucket)
     data["messages"] = [{"at": timed.at, **attrs.asdict(timed.message)} for timed in scenario.messages]
+    # Only a scaled scope's file names its limits, so every other file reads as it did before they existed.
+    limits = data.pop("limits")
+    if limits:
+        data["limits"] = dict(limits)
     return {"format": FORMAT, **data}
+
+
+def _limits(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        name in LIMIT_NAMES and type(number) is int and 1 <= number <= MAX_LIMIT for name, number in value.items())
+
+
+#: The navigation limits a file may scale down (``guard.navigation_limits.NavigationLimits``'s fields).
+LIMIT_NAMES = tuple(attrs.fields_dict(NavigationLimits))
+MAX_LIMIT = 10_000_000
+LIMITS = FieldType(f"an object of positive integers (at most {MAX_LIMIT:,}) named {', '.join(LIMIT_NAMES)}", _limits)
 
 
 #: Each top-level field of a scenario file, typed, with its default (``REQUIRED``: none). The defaults are
@@ -63,6 +79,7 @@ _TOP_FIELDS: dict[str, tuple[FieldType, Any]] = {
     "cancel_at": (COUNT_OR_NULL, None),
     "note": (STRING, _DEFAULTS["note"]),
     "start_ms": (COUNT, _DEFAULTS["start_ms"]),
+    "limits": (LIMITS, {}),
 }
 #: Each message's fields: when it becomes visible, then ``Message``'s own (defaults as there).
 _MESSAGE_FIELDS: dict[str, tuple[FieldType, Any]] = {
@@ -97,6 +114,7 @@ def from_json(data: Any, where: str = "scenario") -> Scenario:
         at = fields.pop("at")
         timed.append(Timed(at, Message(**fields)))
     values["bucket"] = tuple(values.get("bucket", ()))
+    values["limits"] = tuple(sorted(values.get("limits", {}).items()))
     return Scenario(messages=tuple(timed), **values)
 
 
