@@ -50,19 +50,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     alone = parser.add_argument_group("--verdict-alone")
     alone.add_argument("--verdict-alone", action="store_true",
                        help="judge mutmut's mutants of guard/ with the property verdict only (a seeded sample)")
-    alone.add_argument("--all", action="store_true", help="with --verdict-alone: every mutant, not a sample")
-    alone.add_argument("--sample", type=whole_number(1), default=None, metavar="N",
-                       help="with --verdict-alone: the sample's size (default 300)")
-    alone.add_argument("--properties-from", metavar="REV", default=None,
-                       help="with --verdict-alone: the verdict's code (properties/) from git revision REV")
-    alone.add_argument("--record-before", action="store_true",
-                       help="with --verdict-alone --properties-from REV: keep the outcomes as the table's 'before'")
+    from mutations import verdict_alone
+
+    verdict_alone.add_options(alone)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    if args.verdict_alone or args.all or args.sample or args.properties_from or args.record_before:
+    if args.verdict_alone or args.all or args.sample or args.properties_from or args.record_before or args.module:
         return _verdict_alone(args)
     from mutations import catalogue, entry, equivalents, mutmut_layer, pytest_plugin
 
@@ -89,7 +85,7 @@ def _verdict_alone(args: argparse.Namespace) -> int:
     from mutations import verdict_alone
 
     if not args.verdict_alone:
-        sys.stderr.write("python -m mutations: --all, --sample, --properties-from and --record-before need --verdict-alone\n")
+        sys.stderr.write("python -m mutations: --all, --sample, --module, --properties-from and --record-before need --verdict-alone\n")
         return 2
     if args.record_before and not args.properties_from:
         sys.stderr.write("python -m mutations: --record-before needs --properties-from REV\n")
@@ -100,7 +96,8 @@ def _verdict_alone(args: argparse.Namespace) -> int:
 
     with progress.shown(args.quiet, title="verdict alone"):
         return verdict_alone.main(ROOT, REPORTS, seed=args.seed, sample=sample, jobs=args.jobs,
-                                  properties_from=args.properties_from, record=args.record_before)
+                                  properties_from=args.properties_from, record=args.record_before,
+                                  modules=args.module)
 
 
 def _run_layers(args: argparse.Namespace, listed: list, entries: tuple) -> int:

@@ -288,12 +288,16 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
             server = warm.Server(copy, copy / "mutmut-stats.json", shared=shared_dir().resolve())
             servers.append(server)
             free.append(server)
+        # The baseline runs the subjects that will judge these mutants (all of them for a whole sample; only
+        # navigation's for --module guard/navigation.py): a subject no mutant is judged by would only cost time.
+        judging = {s for name in names for s in SUBJECTS_OF.get(module_of(name), "budget,hooks,navigation").split(",")} \
+            or {"budget", "hooks", "navigation"}
         baseline = servers[0].judge("properties", "", scratch / "baseline", seed, TIMEOUT,
-                                    subjects=",".join(sorted({s for v in SUBJECTS_OF.values() for s in v.split(",")})))
+                                    subjects=",".join(sorted(judging)))
         if baseline.get("exit_code") != 0:
             raise VerdictAloneError(f"the verdict fails on the unmutated guard ({outcome_of(baseline)[1] or baseline}); "
                                     "no mutant can be judged")
-        say(f"  verdict-alone| baseline (every subject, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
+        say(f"  verdict-alone| baseline ({', '.join(sorted(judging))}, no mutant): PASS in {baseline.get('wall', 0):.1f} s")
         done = [0]
 
         def one(index_name: tuple[int, str]) -> Judgement:
@@ -334,18 +338,42 @@ def judge(root: Path, names: list[str], seed: int, jobs: int, copy: Path, *, fin
     return [attrs.evolve(j, diff=diff_of(root, j.name, j.module)) if not j.killed else j for j in judged]
 
 
+def select_modules(every: dict[str, list[str]], modules: Iterable[str] | None) -> dict[str, list[str]]:
+    """The part of ``every`` (module path -> mutants) that ``modules`` names; all of it for None.
+
+    A module is named by its path (``guard/hooks.py``) or its dotted name
+    (``guard.hooks``); a name that matches no module with mutants is a user
+    error, so a typo never reads as a module with nothing to judge."""
+    if modules is None:
+        return every
+    chosen: dict[str, list[str]] = {}
+    for given in modules:
+        path = given if given.endswith(".py") else given.replace(".", "/") + ".py"
+        if path not in every:
+            raise VerdictAloneError(f"--module {given}: no mutants in that module (known: {', '.join(sorted(every))})")
+        chosen[path] = every[path]
+    return chosen
+
+
 def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None = None,
-        record: bool = False, say: Any = print) -> Run:
-    """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one."""
+        record: bool = False, say: Any = print, modules: Iterable[str] | None = None) -> Run:
+    """Generate mutmut's mutants, draw the sample, judge it; ``sample`` None judges every one.
+
+    ``modules`` restricts both the sample and the counts to those guard modules."""
     from mutations import equivalents, mutmut_layer
 
     mutmut_layer.check_mutmut()
+    for given in modules or ():
+        # Before mutmut regenerates anything: a misspelt module is one line, not a minute of generation later.
+        path = given if given.endswith(".py") else given.replace(".", "/") + ".py"
+        if not path.startswith("guard/") or not (root / path).is_file():
+            raise VerdictAloneError(f"--module {given}: not a module of guard/ (give guard/NAME.py or guard.NAME)")
     started = time.monotonic()
     code, output = mutmut_layer.generate(root, jobs)
     if code != 0:
         raise VerdictAloneError(f"mutmut could not generate the mutants: {output.strip().splitlines()[-1:]}")
     listed = {entry.name for entry in equivalents.load()}
-    every = listed_mutants(root)
+    every = select_modules(listed_mutants(root), modules)
     by_module = {module: [n for n in names if n not in listed] for module, names in every.items()}
     total = sum(len(names) for names in by_module.values())
     names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
@@ -476,13 +504,14 @@ def write(result: Run, reports: Path, before: dict[str, Any], unreached: dict[st
 
 
 def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int, properties_from: str | None,
-         record: bool) -> int:
+         record: bool, modules: Iterable[str] | None = None) -> int:
     """The ``--verdict-alone`` session. Exit 1 when a survivor some unit test kills is not listed in
     ``UNREACHED_FILE`` (part 3 of issue 24), 0 otherwise; 2 for a user error (one line)."""
     try:
         load_before()
         unreached = load_unreached()
-        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record)
+        result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record,
+                     modules=modules)
         if record:
             record_before(result)
         # Read after the run: a 'before' recorded while this run was judging still makes the table.
@@ -505,3 +534,57 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
         print(f"FAIL: {len(offenders)} mutants a unit test kills and the verdict does not, not listed in {UNREACHED_FILE.name}")
         return 1
     return 0
+
+
+
+def add_options(group: Any) -> None:
+    """The session's own options, on ``python -m mutations``'s parser and on this module's."""
+    from properties.cli import whole_number
+
+    group.add_argument("--all", action="store_true", help="with --verdict-alone: every mutant, not a sample")
+    group.add_argument("--sample", type=whole_number(1), default=None, metavar="N",
+                       help=f"with --verdict-alone: the sample's size (default {DEFAULT_SAMPLE})")
+    group.add_argument("--module", action="append", default=None, metavar="PATH",
+                       help="with --verdict-alone: only this guard module's mutants (guard/hooks.py or guard.hooks; "
+                            "repeat for more); the sample is drawn from those alone")
+    group.add_argument("--properties-from", metavar="REV", default=None,
+                       help="with --verdict-alone: the verdict's code (properties/) from git revision REV")
+    group.add_argument("--record-before", action="store_true",
+                       help="with --verdict-alone --properties-from REV: keep the outcomes as the table's 'before'")
+
+
+#: The default seed of ``python -m mutations`` too, so both commands draw the same sample.
+DEFAULT_SEED = 20261130
+
+
+def cli(argv: list[str]) -> int:
+    """``python -m mutations.verdict_alone``: the same session as ``python -m mutations --verdict-alone``."""
+    import argparse
+
+    from properties import progress
+    from properties.cli import whole_number
+    from properties.paths import ROOT
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            sys.stderr.write(f"python -m mutations.verdict_alone: {message}\n")
+            raise SystemExit(2)
+
+    parser = Parser(prog="python -m mutations.verdict_alone", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=whole_number(1, 64), default=2, metavar="N", help="warm servers (default 2)")
+    parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=DEFAULT_SEED, metavar="N",
+                        help=f"the sample's and the drivers' seed (default {DEFAULT_SEED}); printed")
+    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
+    add_options(parser)
+    args = parser.parse_args(argv)
+    if args.record_before and not args.properties_from:
+        parser.error("--record-before needs --properties-from REV")
+    sample = None if args.all else (args.sample or DEFAULT_SAMPLE)
+    print(f"verdict alone: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
+    with progress.shown(args.quiet, title="verdict alone"):
+        return main(ROOT, ROOT / "reports", seed=args.seed, sample=sample, jobs=args.jobs,
+                    properties_from=args.properties_from, record=args.record_before, modules=args.module)
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli(sys.argv[1:]))

@@ -55,29 +55,24 @@ def vacuity_explained(subject: Subject, tally: Tally) -> str:
     for a subject whose monitor follows a reference, where production parted from it on the shortest trace.
 
     Every coverage count at zero is named (not only those "related" to the invariant: the catalogue does not
-    tie counts to invariants, and a count at zero is worth reading whichever invariant went vacuous). A
-    monitor that never notes a parting (``Tally.note_parting``) has no reference to compare, and says nothing.
+    tie counts to invariants, and a count at zero is worth reading whichever invariant went vacuous). The
+    comparison is the subject's own declaration (``Subject.partings``); a subject without one says nothing more.
     """
     zero = [name for name, minimum in subject.coverage_minimums.items() if minimum > 0 and tally.coverage[name] == 0]
     parts = ["; coverage at zero: " + (", ".join(zero) if zero else "none")]
-    expected = REFERENCE_PARTINGS.get(subject.name, ())
-    if expected:
-        met = [f"{what} on {tally.partings[what][0]:,} {subject.unit} (shortest: {tally.partings[what][1]} steps, "
-               f"{tally.partings[what][2]})" for what in expected if what in tally.partings]
-        never = [what for what in expected if what not in tally.partings]
+    compared = subject.partings
+    if compared is not None and compared.ways:
+        met = [f"{what} on {tally.partings[what][0]:,} {subject.unit} (shortest: {tally.partings[what][1]} {compared.size}, "
+               f"{tally.partings[what][2]})" for what in compared.ways if what in tally.partings]
+        never = [what for what in compared.ways if what not in tally.partings]
         parts.append("; against the reference: " + ("; ".join(met) if met else "production never parted from it"))
         if never:
             parts.append(f"; never {' nor '.join(never)} on any of {tally.traces:,} {subject.unit}")
-        same = tally.partings.get(SAME_STOP)
+        same = tally.partings.get(compared.same) if compared.same else None
         if same is not None:
             parts.append(f"; the shortest {subject.unit[:-1] if subject.unit.endswith('s') else subject.unit} that "
-                         f"a receipt stopped stopped as the reference did, nothing pending: {same[1]} steps, {same[2]}")
+                         f"{compared.same_phrase}: {same[1]} {compared.size}, {same[2]}")
     return "".join(parts)
-
-
-#: What a subject's monitor notes about its reference (``Tally.note_parting``): the ways production may part from it.
-REFERENCE_PARTINGS = {"hooks": ("an admission", "a deferral", "a free empty lookup")}
-SAME_STOP = "the reference's stop, nothing pending"
 
 
 def judge(

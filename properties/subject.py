@@ -209,6 +209,20 @@ class Bench:
 
 
 @attrs.frozen
+class Partings:
+    """How a subject's monitor compares production with its reference (issue 24 part 4), read when an
+    invariant goes vacuous: the ways production may part from the reference (each a ``Tally.note_parting``
+    label), and the label it notes when production ended as the reference did, with the phrase that says so."""
+
+    ways: tuple[str, ...]
+    same: str = ""
+    #: Completes "the shortest <unit> that ...".
+    same_phrase: str = ""
+    #: What the size a monitor notes with each parting counts (a hook sequence's steps, a scenario's messages).
+    size: str = "steps"
+
+
+@attrs.frozen
 class Subject:
     name: str
     title: str
@@ -243,6 +257,8 @@ class Subject:
     options: tuple[Option, ...] = ()
     #: The other subjects this one drives and may import (hooks feed the budget); subjects import no other.
     drives: tuple[str, ...] = ()
+    #: What its monitor notes about the reference it follows, or None for a subject that follows none.
+    partings: "Partings | None" = None
     #: ``requires()`` -> one line naming what the subject needs and cannot find (a program and its Debian
     #: package), or "": the verdict prints it and exits 2 before any driver runs. None: needs nothing.
     requires: "Callable[[], str] | None" = None

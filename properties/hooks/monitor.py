@@ -18,7 +18,14 @@ from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_
 from properties.hooks.spec_playground import write_binds_new_project
 from properties.hooks.shapes import STOP_HEAD, call_shape, kind_error, kind_parts
 from properties.judge import Judge
+from properties.subject import Partings
 from guard.finalization import PENDING
+
+#: Issue 24 part 4: the ways production may part from the reference on a sequence, and the stop it shares with
+#: it, as a vacuous invariant's report names them (``properties.report.vacuity_explained``).
+SAME_STOP = "the reference's stop, nothing pending"
+PARTINGS = Partings(ways=("an admission", "a deferral", "a free empty lookup"), same=SAME_STOP,
+                    same_phrase="a receipt stopped stopped as the reference did, nothing pending")
 
 
 # -- the monitor ----------------------------------------------------------------
@@ -252,7 +259,7 @@ class HookMonitor:
                    if record.before is not None and not record.before.budget.terminal and record.state.budget.terminal
                    and record.counted]  # a receipt's trip: a cancel or a model round is not the allowances' business
         if stopped and stopped[0][1].stopped and stopped[0][0].state.budget.correction is None:
-            self.tally.note_parting("the reference's stop, nothing pending", self.index + 1,
+            self.tally.note_parting(SAME_STOP, self.index + 1,
                                     f"at step {self.index} ({stopped[0][0].hook})")
 
     def count_coverage(self, step: HookStep) -> None:

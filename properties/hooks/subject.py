@@ -13,7 +13,7 @@ from __future__ import annotations
 from properties.hooks.counterexample import counterexample
 from properties.hooks.events import EVENT_NAMES
 from properties.hooks.invariants import CATALOGUE, COVERAGE_MINIMUMS
-from properties.hooks.monitor import new_monitor
+from properties.hooks.monitor import PARTINGS, new_monitor
 from properties.hooks.trace_file import SCHEMA
 from properties.safe_json import carries_schema
 from properties.subject import Bench, Lazy, Driver, Replay, Subject
@@ -50,6 +50,7 @@ SUBJECT = Subject(
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
+    partings=PARTINGS,
     bench=Bench(Lazy("properties.hooks.bench", "run")),
     # The exhaustive engine's scopes of the hook path (properties/hooks/model.py), proved by the core's model driver.
     models=Lazy("properties.hooks.model", "scopes"),

@@ -43,6 +43,9 @@ class Scenario:
     completion_reply: str = '{"answer": "partial answer", "citations": []}'
     cancel_at: "int | None" = None
     note: str = ""
+    #: The fake clock's reading when the request is made (every other time here is on the same clock): the
+    #: spec's deadlines count from "now", which a clock that always starts at 0 could not tell from 0.
+    start_ms: int = 0
     #: Scaled-down navigation limits, as (``guard.navigation_limits.NavigationLimits`` field, value) pairs; empty:
     #: the seed's own. Production runs under them and the invariants judge by the spec's numbers scaled the same
     #: way (``properties.navigation.invariants.spec_of``): the exhaustive model's scopes, kept in its saved files.

@@ -81,6 +81,8 @@ class PollView:
     tool_calls: int = 0
     streak: int = 0
     progress_chars: int = 0
+    #: How many progress results had been read by the end of this slice (a prefix of ``Step.progress_texts``).
+    progress_count: int = 0
     bound: "str | None" = None  # first count bound reached in this slice, in message order
     deadline: bool = False
     cancelled: bool = False
@@ -106,6 +108,9 @@ class Step:
     progress_chars: int = 0
     #: The numbers judged by (navigation.md's, or the scenario's scaled ones: ``spec_of``).
     spec: Spec = SPEC
+    #: The progress results' texts read until navigation ended, in reading order (the evidence the spec keeps
+    #: is their first 32,000 characters).
+    progress_texts: tuple[str, ...] = ()
 
     @property
     def prod(self) -> Any:
@@ -116,14 +121,20 @@ class Step:
         return self.reference.outcome
 
     @property
+    def no_work_time(self) -> bool:
+        """navigation.md: no work time left (the work deadline is the request's start): a timeout at once, no child."""
+        return self.work <= self.scenario.start_ms
+
+    @property
     def bound_path(self) -> bool:
         """Production ended navigation itself (at a bound or a cancellation), not on the child's reply."""
         return self.expected in BOUNDS or self.expected == "cancelled"
 
 
-def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int]:
+def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[str]]:
     spec = spec_of(scenario)
     seen: set = set()
+    progress: list[str] = []
     texts: set = set()
     calls = streak = chars = 0
     views = []
@@ -144,26 +155,38 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                 if kind == "progress":
                     streak = 0
                     chars += len(message.text)
+                    progress.append(message.text)
                 else:
                     streak += 1
                     if view.bound is None and streak >= spec.no_progress:
                         view.bound = "no_progress"
                 if kind in ("progress", "repeated"):
                     texts.add(message.text)
-        view.tool_calls, view.streak, view.progress_chars = calls, streak, chars
+        view.tool_calls, view.streak, view.progress_chars, view.progress_count = calls, streak, chars, len(progress)
         view.deadline = returned >= retrieval
         view.cancelled = scenario.cancel_at is not None and returned >= scenario.cancel_at
         view.finished = final is not None and final <= returned
         views.append(view)
-    return views, chars
+    return views, chars, progress
+
+
+def kept_evidence(texts: Sequence[str], cap: int = SPEC.evidence_chars) -> list[str]:
+    """The pieces navigation.md keeps: the progress texts in reading order, cut at 32,000 characters in all."""
+    kept, room = [], cap
+    for text in texts:
+        if room <= 0:
+            break
+        kept.append(text[:room])
+        room -= len(kept[-1])
+    return kept
 
 
 def judge(index: int, scenario: Scenario) -> Step:
     """Play ``scenario`` against both versions and recount production's polls by the spec."""
     reference = run(scenario, "reference")
     production = run(scenario, "production")
-    work, reserve, retrieval = spec_deadlines(scenario)
-    polls, chars = _recount(scenario, production.record.polls, retrieval)
+    work, reserve, retrieval = spec_deadlines(scenario, scenario.start_ms)
+    polls, chars, progress = _recount(scenario, production.record.polls, retrieval)
     end = expected = None
     for number, view in enumerate(polls):
         if view.finished:
@@ -178,7 +201,8 @@ def judge(index: int, scenario: Scenario) -> Step:
             continue
         break
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
-                polls[end].progress_chars if end is not None else chars, spec_of(scenario))
+                polls[end].progress_chars if end is not None else chars, spec_of(scenario),
+                tuple(progress[: polls[end].progress_count] if end is not None else progress))
 
 
 def _synthesized(step: Step) -> bool:
@@ -192,7 +216,7 @@ def n1_bounded(step: Step) -> Outcome:
     """Navigation ends at the end of the first polling slice in which the 24th model-issued tool call, the third
     consecutive no-progress result or the retrieval deadline is reached; no later slice is read, no slice reads past
     the retrieval deadline, and the stop reason names the bound that fired (tool_calls, no_progress, deadline)."""
-    if step.work <= 0:
+    if step.no_work_time:
         return False, None
     for view in step.polls:
         if view.until > step.retrieval:
@@ -210,16 +234,28 @@ def n1_bounded(step: Step) -> Outcome:
         view = step.polls[step.end]
         if step.prod.tool_calls != view.tool_calls:
             return True, f"reported {step.prod.tool_calls} tool calls, the slices carried {view.tool_calls}"
+        # navigation.md reports the counts at the end (22 tool calls, four consecutive no-progress results).
+        if step.prod.no_progress != view.streak:
+            return True, f"reported {step.prod.no_progress} consecutive no-progress results, the slices carried {view.streak}"
         return True, None
-    if step.expected == "reply" and stop is not None:
-        return True, f"the child replied in the last slice, yet stop reason {stop!r}"
+    if step.expected == "reply":
+        if stop is not None:
+            return True, f"the child replied in the last slice, yet stop reason {stop!r}"
+        # Production counts the child's calls and results whichever way it ends (navigation.md: "Count
+        # model-issued tool calls; classify each tool result"), and reports what it counted.
+        view = step.polls[step.end]
+        if (step.prod.tool_calls, step.prod.no_progress) != (view.tool_calls, view.streak):
+            return True, (f"the child replied; reported {step.prod.tool_calls} tool calls and {step.prod.no_progress} "
+                          f"consecutive no-progress results, the slices carried {view.tool_calls} and {view.streak}")
+        return True, None
     return False, None
 
 
 def n2_evidence_cap(step: Step) -> Outcome:
     """Kept evidence never exceeds 32,000 characters: it is the first min(32,000, available) characters of the
-    progress results read, and the synthesis call carries no more."""
-    if not step.bound_path:
+    progress results read (on every path that read the child, its reply's too), and the synthesis call carries no
+    more."""
+    if not step.bound_path and step.expected != "reply":
         return False, None
     expected = min(step.spec.evidence_chars, step.progress_chars)
     if step.prod.evidence_chars != expected:
@@ -234,18 +270,48 @@ def n2_evidence_cap(step: Step) -> Outcome:
 def n3_reserve(step: Step) -> Outcome:
     """The answer reserve is min(30 s, remaining work time / 4): never more than 30 s nor a quarter of the remaining
     work time, taken from the end of the work budget."""
-    if step.work <= 0 or step.expected == "reply":
+    if step.no_work_time:
         return False, None
+    # The reserve is set before the child is spawned, so it is judged on the reply path too.
     if step.prod.reserve != step.reserve:
         return True, f"reserve {step.prod.reserve} ms; min(30 s, {step.work} ms / 4) is {step.reserve} ms"
     return True, None
 
 
-def n4_one_synthesis(step: Step) -> Outcome:
-    """At most one synthesis call per request, only after the child's deletion and the grant's revocation succeeded,
-    never with tools, under the original work deadline, and never started at or past it."""
+def _synthesis_due(step: Step) -> "str | None":
+    """Why navigation.md requires the one synthesis call on this scenario, or None when it does not: a bound
+    ended navigation, deletion and revocation succeeded, usable evidence was kept, teardown ended before the work
+    deadline with the request not cancelled, and the synthesis policy allows the model."""
     record = step.production.record
+    done = {what for what, _at, ok in record.teardown if ok}
+    if step.expected not in BOUNDS or not {"delete", "revoke"} <= done or step.progress_chars == 0:
+        return None
+    ended = max(at for _what, at, _ok in record.teardown)
+    cancel = step.scenario.cancel_at
+    if ended >= step.work or (cancel is not None and cancel <= ended) or step.scenario.policy_rejects:
+        return None
+    return (f"navigation ended at {step.expected} with {min(step.progress_chars, step.spec.evidence_chars)} evidence "
+            f"characters kept, teardown done at {ended} ms before the work deadline {step.work} ms, not cancelled, "
+            "the policy allowing")
+
+
+def _owned(step: Step) -> set:
+    """What teardown must be handed: the child production spawned (the fakes name it ``child-N``) and the grant."""
+    children = {f"child-{number}" for number in range(1, len(step.production.record.spawns) + 1)}
+    return {("delete", child) for child in children} | {("revoke", step.scenario.request().grant.id)}
+
+
+def n4_one_synthesis(step: Step) -> Outcome:
+    """Exactly one synthesis call when navigation ended at a bound with evidence kept, teardown and revocation
+    succeeded before the work deadline, the request not cancelled and the policy allowing ("then make exactly one
+    tool-free completion call with the kept evidence"); at most one otherwise. It comes only after the child's
+    deletion and the grant's revocation succeeded, never with tools, carries the kept evidence, under the original
+    work deadline, and never starts at or past it."""
+    record = step.production.record
+    due = _synthesis_due(step)
     if not record.completions:
+        if due is not None:
+            return True, f"{due}, yet no synthesis call"
         if step.expected == "reply" or step.prod.error != "synthesis_failed":
             return False, None
         return True, "reported a synthesis failure without a synthesis call"
@@ -256,23 +322,39 @@ def n4_one_synthesis(step: Step) -> Outcome:
     done = {what for what, _at, ok in record.teardown if ok}
     if not {"delete", "revoke"} <= done or "delete" not in before or "revoke" not in before:
         return True, f"synthesis at {at} ms before deletion and revocation succeeded (calls: {before})"
+    owned = _owned(step)
+    if any(item not in owned for item in record.torn_down):
+        return True, f"teardown handled {record.torn_down!r}; the owned child and its grant are {sorted(owned)!r}"
     if call.tools:
         return True, f"the synthesis call offered tools {call.tools!r}"
     if call.deadline != step.work:
         return True, f"synthesis deadline {call.deadline} ms, the work deadline is {step.work} ms"
     if at >= step.work:
         return True, f"synthesis started at {at} ms, at or past the work deadline {step.work} ms"
+    kept = kept_evidence(step.progress_texts, step.spec.evidence_chars)
+    if call.evidence_chars != sum(len(piece) for piece in kept):
+        return True, f"the synthesis call carried {call.evidence_chars} evidence characters, the spec keeps {sum(map(len, kept))}"
+    missing = [piece for piece in kept if piece not in call.prompt]
+    if missing:
+        return True, f"the synthesis prompt lacks {len(missing)} of {len(kept)} kept evidence pieces (first: {missing[0][:40]!r})"
     return True, None
 
 
 def n5_truncated(step: Step) -> Outcome:
     """Every synthesized answer is truncated: true, and so is every result of navigation ended early; empty evidence
-    yields an explicit insufficient-evidence result, never an answer (and no synthesis call)."""
+    yields an explicit insufficient-evidence result, never an answer (and no synthesis call); a result is an
+    answer or insufficient evidence, never both, and one without an answer names its error."""
     if not step.bound_path:
         return False, None
     prod = step.prod
     if not prod.truncated:
         return True, f"navigation ended at {step.expected} and the result is not truncated"
+    # "A truncated answer or an explicit insufficient-evidence result" (navigation.md, the traces): never both, and
+    # a result without an answer says why, as the reference's timeout does.
+    if prod.answer is not None and prod.insufficient:
+        return True, "an answer marked insufficient evidence"
+    if prod.answer is None and not prod.error:
+        return True, "navigation ended with neither an answer nor an error saying why"
     if step.progress_chars == 0 and step.expected in BOUNDS:
         if prod.answer is not None:
             return True, "no usable evidence, yet an answer was returned"
@@ -308,20 +390,27 @@ def n6_final_failures(step: Step) -> Outcome:
 
 
 def n7_differential(step: Step) -> Outcome:
-    """When the child replies before any bound trips, production returns exactly what the reference returns."""
-    if step.expected != "reply":
+    """When the child replies before any bound trips, production returns exactly what the reference returns, and
+    tears down the same child and grant as the reference path does. With no work time at all neither version has
+    a child to observe (navigation.md: "fail at once with a timeout, no child"), so production returns exactly
+    what the reference returns then too."""
+    if step.expected != "reply" and not step.no_work_time:
         return False, None
     prod, ref = step.prod.outward(), (step.ref.answer, step.ref.truncated, step.ref.error, step.ref.citations,
                                       step.ref.finished_at)
     if prod != ref:
-        return True, f"the child replied; production returned {prod!r}, the reference {ref!r}"
+        why = "the child replied" if step.expected == "reply" else "no work time"
+        return True, f"{why}; production returned {prod!r}, the reference {ref!r}"
+    if step.production.record.torn_down != step.reference.record.torn_down:
+        return True, (f"the child replied; production tore down {step.production.record.torn_down!r}, the reference "
+                      f"{step.reference.record.torn_down!r}")
     return True, None
 
 
 def n8_never_later(step: Step) -> Outcome:
     """Production finishes no later than the reference's deadline: the work deadline plus the best-effort teardown
     (deletion and revocation) the reference makes after it."""
-    if step.work <= 0:
+    if step.no_work_time:
         return False, None
     deadline = step.work + 2 * step.scenario.teardown_ms
     if step.prod.finished_at > deadline:
@@ -339,6 +428,10 @@ def n9_untouched(step: Step) -> Outcome:
     if [spawn[:2] for spawn in prod.spawns] != [spawn[:2] for spawn in ref.spawns]:
         return True, f"children spawned {prod.spawns!r}, the reference spawned {ref.spawns!r}"
     request = step.scenario.request()
+    for model, _purpose, _at in prod.policy:
+        # The synthesis policy judges the caller's model endpoint, the one the call then uses.
+        if model != request.grant.model:
+            return True, f"the synthesis policy was asked about model {model!r}, the endpoint is {request.grant.model!r}"
     for call, _at, cancelled, same in prod.completions:
         if call.model != request.grant.model:
             return True, f"synthesis on model {call.model!r}, the endpoint is {request.grant.model!r}"
@@ -359,9 +452,11 @@ def n10_citations(step: Step) -> Outcome:
     if not step.production.record.completions or step.prod.answer is None:
         return False, None
     try:
-        offered = [str(item) for item in json.loads(step.scenario.completion_reply).get("citations") or []]
+        cited = json.loads(step.scenario.completion_reply).get("citations")
     except (ValueError, AttributeError):
-        offered = []
+        cited = None
+    # navigation.md says nothing of citations that are not a list; only a list's items are judged here.
+    offered = [str(item) for item in cited] if isinstance(cited, list) else []
     if not offered:
         return False, None
     bucket = set(step.scenario.bucket)
@@ -388,7 +483,10 @@ CATALOGUE = unique_ids((
 ))
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
-#: Coverage counts a default run must reach (each at least 20).
+#: Coverage counts a default run must reach. The first ten are at least 20 each; the issue-24 dimensions (from
+#: "reply in the slice of a bound" on) are a third of the lowest count that ``python -m properties --subject
+#: navigation`` reached with seeds 1, 3 and 7, so a generator change that starves one is noticed while a seed's
+#: spread is not (the measured counts are in README.md, "The verdict alone").
 COVERAGE_MINIMUMS = {
     "bound tool_calls": 20,
     "bound no_progress": 20,
@@ -400,6 +498,25 @@ COVERAGE_MINIMUMS = {
     "cancellation": 20,
     "insufficient evidence": 20,
     "child reply before any bound": 20,
+    "reply in the slice of a bound": 50,
+    "reply after navigation ended": 270,
+    "child reply that is no answer": 33,
+    "deletion failed": 70,
+    "revocation failed": 70,
+    "cleanup failure with evidence kept": 88,
+    "teardown past the work deadline": 310,
+    "cancel before the first slice ended": 37,
+    "cancel during teardown": 28,
+    "cancel during synthesis": 8,
+    "cancel after the request ended": 105,
+    "synthesis reply that is no answer": 23,
+    "synthesis citations outside the bucket": 65,
+    "result of a class's edge read": 144,
+    "request made at a later clock reading": 520,
+    "no work time": 280,
+    "reserve of a work time four does not divide": 265,
+    "teardown ending exactly at the work deadline": 7,
+    "evidence at the cap's edge": 6,
 }
 
 
@@ -407,6 +524,8 @@ def coverage(step: Step) -> list[str]:
     """The coverage names one step reached (counted by the monitor, never by a check)."""
     names = []
     view = step.polls[step.end] if step.end is not None else None
+    record = step.production.record
+    scenario = step.scenario
     if step.expected in BOUNDS:
         names.append(f"bound {step.expected}")
         if (step.expected == "tool_calls" and view.tool_calls > step.spec.tool_calls) or (
@@ -414,14 +533,64 @@ def coverage(step: Step) -> list[str]:
             names.append("slice carried a count past its bound")
         if step.progress_chars >= step.spec.evidence_chars:
             names.append("evidence cap reached")
-        if step.scenario.delete_fails or step.scenario.revoke_fails:
+        if scenario.delete_fails or scenario.revoke_fails:
             names.append("cleanup failure")
-        elif step.production.record.policy and step.scenario.policy_rejects:
+        elif record.policy and scenario.policy_rejects:
             names.append("policy rejection")
         if step.prod.insufficient:
             names.append("insufficient evidence")
-    if step.expected == "cancelled" or (step.scenario.cancel_at is not None and step.prod.error == "cancelled"):
+    if step.expected == "cancelled" or (scenario.cancel_at is not None and step.prod.error == "cancelled"):
         names.append("cancellation")
     if step.expected == "reply":
         names.append("child reply before any bound")
+        if view.bound is not None:
+            names.append("reply in the slice of a bound")
+        if step.ref.answer is None:
+            names.append("child reply that is no answer")
+    if step.bound_path and scenario.final_at() is not None:
+        names.append("reply after navigation ended")
+    failed = {what for what, _at, ok in record.teardown if not ok}
+    if step.bound_path:
+        names += [name for what, name in (("delete", "deletion failed"), ("revoke", "revocation failed")) if what in failed]
+        if failed and step.progress_chars > 0:
+            names.append("cleanup failure with evidence kept")
+        if record.teardown and not failed and max(at for _w, at, _ok in record.teardown) >= step.work:
+            names.append("teardown past the work deadline")
+    cancel = scenario.cancel_at
+    if cancel is not None and step.polls:
+        if cancel <= step.polls[0].returned:
+            names.append("cancel before the first slice ended")
+        if step.bound_path and record.teardown and step.polls[-1].returned < cancel <= record.teardown[-1][1]:
+            names.append("cancel during teardown")
+        if record.completions and record.completions[0][1] < cancel < step.prod.finished_at + 1:
+            names.append("cancel during synthesis")
+        if cancel > step.prod.finished_at:
+            names.append("cancel after the request ended")
+    if record.completions and step.prod.insufficient:
+        names.append("synthesis reply that is no answer")
+    if step.prod.dropped_citations:
+        names.append("synthesis citations outside the bucket")
+    if any(edge(timed.message) for timed in scenario.messages if timed.at <= (view.returned if view else 0)):
+        names.append("result of a class's edge read")
+    if scenario.start_ms > 0:
+        names.append("request made at a later clock reading")
+    if step.no_work_time:
+        names.append("no work time")
+    elif step.reserve == (step.work - scenario.start_ms) // step.spec.reserve_divisor and (
+            step.work - scenario.start_ms) % step.spec.reserve_divisor:
+        names.append("reserve of a work time four does not divide")
+    if step.bound_path and record.teardown and max(at for _w, at, _ok in record.teardown) == step.work:
+        names.append("teardown ending exactly at the work deadline")
+    if step.spec.evidence_chars - 8 <= step.progress_chars <= step.spec.evidence_chars and step.bound_path:
+        names.append("evidence at the cap's edge")
     return names
+
+
+def edge(message: Any) -> bool:
+    """A tool result at a class's edge: blank but not empty text, progress without a native counter, or a
+    subtree manifest that did retrieve tokens (navigation.md: only a zero-token manifest is not evidence)."""
+    if message.role != "tool" or message.is_error:
+        return False
+    blank = bool(message.text) and not message.text.strip()
+    return blank or (message.source_tokens is None and bool(message.text.strip())) or (
+        message.manifest and bool(message.source_tokens))

@@ -31,6 +31,8 @@ class Record:
     spawns: list = attrs.field(factory=list)  # (question, grant, at)
     polls: list = attrs.field(factory=list)  # (called_at, until, returned_at)
     teardown: list = attrs.field(factory=list)  # (what, at, ok)
+    #: What each teardown step was handed: ("delete", the child's id) or ("revoke", the grant's id).
+    torn_down: list = attrs.field(factory=list)
     policy: list = attrs.field(factory=list)  # (model, purpose, at)
     completions: list = attrs.field(factory=list)  # (SynthesisCall, at, cancelled then, same signal)
     order: list = attrs.field(factory=list)  # call names in order
@@ -69,7 +71,7 @@ class Allowance:
         # The spec's work deadline, as the monitor computes it (imported here: the monitor's module imports this one).
         from properties.navigation.invariants import spec_deadlines
 
-        work = max(0, spec_deadlines(scenario)[0])
+        work = max(0, spec_deadlines(scenario, scenario.start_ms)[0] - scenario.start_ms)
         slice_ms = (limits or NavigationLimits()).slice_ms
         polls = 2 * (math.ceil(work / slice_ms) + 1) + 8
         return cls(polls, 8 * polls + 64, polls * (len(scenario.messages) + 2) * 2 + 1_000, work, slice_ms)
@@ -179,9 +181,11 @@ class FakeTeardown:
             raise CleanupFailed(what)
 
     def delete(self, child: Any) -> None:
+        self.record.torn_down.append(("delete", getattr(child, "id", child)))
         self._act("delete", self.scenario.delete_fails)
 
     def revoke(self, grant: Any) -> None:
+        self.record.torn_down.append(("revoke", getattr(grant, "id", grant)))
         self._act("revoke", self.scenario.revoke_fails)
 
 
@@ -214,6 +218,11 @@ class FakeCompletion:
         if cancel.cancelled():
             raise CompletionFailed("cancelled")
         done = self.clock.time + self.scenario.completion_ms
+        cancel_at = self.scenario.cancel_at
+        if cancel_at is not None and cancel_at < min(done, call.deadline):
+            # The completion holds the caller's signal: a cancel during the call ends it then, without a reply.
+            self.clock.advance_to(cancel_at)
+            raise CompletionFailed("cancelled")
         if done > call.deadline:
             self.clock.advance_to(call.deadline)
             raise CompletionFailed("deadline")
@@ -250,7 +259,7 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
     if limits is None and scenario.limits and version == "production":
         limits = NavigationLimits(**dict(scenario.limits))
     allowance = Allowance.of(scenario, limits)
-    clock = FakeClock(meter=Meter(allowance, version))
+    clock = FakeClock(scenario.start_ms, Meter(allowance, version))
     record = Record()
     cancel = FakeCancel(clock, scenario.cancel_at)
     spawner = FakeSpawner(scenario, clock, record)

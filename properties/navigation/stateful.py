@@ -23,7 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from properties.machines import driver_settings, run_machine
 from properties import profiles  # noqa: F401  (registers the profiles)
 from properties.catalogue import Tally
-from properties.navigation.generate import BUCKET, DELEGATIONS, RESULT_KINDS, SOURCES, TIMEOUTS, Builder
+from properties.navigation.generate import BUCKET, DELEGATIONS, RESULT_KINDS, SOURCES, TEARDOWNS, TIMEOUTS, Builder
 from properties.navigation.monitor import Monitor, new_monitor
 
 GAPS = (100, 400, 1_000, 2_500, 6_000, 12_000)
@@ -35,7 +35,7 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
 
     class NavigationMachine(RuleBasedStateMachine):
         @initialize(timeout=st.sampled_from(TIMEOUTS), delegation=st.sampled_from(DELEGATIONS),
-                    size=st.sampled_from(SIZES), teardown=st.sampled_from((0, 200, 20_000)),
+                    size=st.sampled_from(SIZES), teardown=st.sampled_from(TEARDOWNS),
                     completion=st.sampled_from((300, 2_000, 40_000)), thinking=st.booleans(),
                     mishaps=st.sampled_from((False, False, True)),
                     cited=st.lists(st.sampled_from(SOURCES + ("elsewhere",)), max_size=3))

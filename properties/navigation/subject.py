@@ -19,7 +19,7 @@ from guard.navigation_limits import NavigationLimits
 from properties.navigation.counterexample import counterexample
 from properties.navigation.events import Scenario
 from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
-from properties.navigation.monitor import new_monitor
+from properties.navigation.monitor import PARTINGS, new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema
 from properties.subject import Bench, Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
@@ -76,6 +76,7 @@ SUBJECT = Subject(
     unit="scenarios",
     order=30,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
+    partings=PARTINGS,
     bench=Bench(Lazy("properties.navigation.bench", "run")),
     # The exhaustive engine's scopes of navigation (properties/navigation/model.py), proved by the core's model driver.
     models=Lazy("properties.navigation.model", "scopes"),

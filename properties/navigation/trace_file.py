@@ -78,6 +78,7 @@ _TOP_FIELDS: dict[str, tuple[FieldType, Any]] = {
     "completion_reply": (STRING, _DEFAULTS["completion_reply"]),
     "cancel_at": (COUNT_OR_NULL, None),
     "note": (STRING, _DEFAULTS["note"]),
+    "start_ms": (COUNT, _DEFAULTS["start_ms"]),
     "limits": (LIMITS, {}),
 }
 #: Each message's fields: when it becomes visible, then ``Message``'s own (defaults as there).

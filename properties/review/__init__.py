@@ -9,9 +9,14 @@ commit the review could name):
    or edited, by qualified name, with the seeds their rule comments name, the
    catalogue entries whose spans lie in them, and whether ``reference/``
    changed without adoption (its pin).
-2. ``behaviour``: the budget at BASE and at HEAD driven by the same seeded
-   bulk traces, step by step, observable by observable; each shortest
-   distinguishing trace saved as a ``guard-trace/1`` file.
+2. ``behaviour``: every subject's guard at BASE and at HEAD driven by the
+   same seeded bulk work (the budget's traces, the hook path's sequences,
+   navigation's scenarios; one side module each), observable by observable;
+   and ``product`` with ``exhaustive``: BASE's and HEAD's guard in one
+   product model searched by ``properties.engine.search`` on small scopes,
+   one shortest distinguishing trace per kind of difference, or equality
+   proved to the fixpoint. Each distinguishing item is saved in its
+   subject's file format.
 3. the verdict (``python -m properties``) on both sides with the same seed.
 4. ``mutations.review``: mutmut on the changed functions only, the catalogue
    entries inside them, and the tests the change added or edited run against
@@ -19,7 +24,8 @@ commit the review could name):
 5. ``render``: ``reports/review.md``, ``reports/review.json`` and the changed
    code's mutants as Stryker JSON.
 
-Not built yet: the exhaustive half of part 2 (the explorer driving BASE and
-HEAD side by side needs an engine that does not exist), and the behaviour
-comparison of the hook path and of navigation (only the budget is compared).
+Not built yet: the exhaustive comparison of the hook path and of navigation
+(their models for the engine are being written; ``exhaustive.COMPARABLES``
+takes each as a ``product.Comparable`` once it exists). Only the budget is
+compared exhaustively.
 """

@@ -75,6 +75,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
                         help="navigation bulk scenarios compared (0: navigation is not compared)")
     parser.add_argument("--quick", action="store_true", help="quick verdicts on both sides (coverage not required)")
     parser.add_argument("--no-mutants", action="store_true", help="skip mutmut and the catalogue on the change")
+    parser.add_argument("--no-exhaustive", action="store_true",
+                        help="skip the exhaustive comparison (BASE and HEAD in one product model, searched to its fixpoint)")
     parser.add_argument("--jobs", type=whole_number(1, 64), default=2, help="mutmut and catalogue workers")
     parser.add_argument("--out", type=Path, default=ROOT / "reports", help="where review.md and review.json go")
     parser.add_argument("--database", metavar="URL", default=os.environ.get("GUARD_FUZZ_DATABASE") or None,
@@ -266,6 +268,35 @@ def show(file: Path) -> int:
     return 0
 
 
+def start_exhaustive(tree: Path, work: Path, out: Path, base: str, head: str, seed: int) -> subprocess.Popen[bytes]:
+    """The product searches (``properties.review.exhaustive``) in their own process, HEAD's checkout on the path."""
+    command = [sys.executable, "-m", "properties.review.exhaustive", "--base", str(tree / "guard"), "--head",
+               str(ROOT / "guard"), "--out", str(work / "exhaustive-traces"), "--json", str(out),
+               "--origin", f"review base={base} head={head} seed={seed}"]
+    return subprocess.Popen(command, cwd=ROOT, env=_env(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def finish_exhaustive(process: subprocess.Popen[bytes], report: Path, folder: Path, work: Path) -> dict[str, Any]:
+    """Wait for the product searches; their traces moved into ``folder`` beside the bulk ones, each with its events."""
+    _out, err = process.communicate()
+    data = read_report(report)
+    if process.returncode != 0 or data is None:
+        raise RuntimeError("the exhaustive comparison failed: "
+                           f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
+    folder.mkdir(parents=True, exist_ok=True)
+    traces = []
+    for subject, result in data["subjects"].items():
+        for item in result["traces"]:
+            source = Path(item["file"])
+            target = folder / source.name
+            shutil.copyfile(source, target)
+            events, _origin = behaviour.side(subject).load(target)
+            traces.append({**item, "file": str(target), "trace": "exhaustive", "events": events,
+                           "descriptions": item["events"]})
+    data["traces"] = traces
+    return data
+
+
 def add_worktree(base: str, where: Path) -> Path:
     done = git("worktree", "add", "--detach", str(where), base)
     if done.returncode != 0:
@@ -349,6 +380,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "base": properties_run(tree, seed, verdict_dirs["base"], args.quick, work / "properties-base.log"),
             "head": properties_run(ROOT, seed, verdict_dirs["head"], args.quick, work / "properties-head.log"),
         }
+        # Part 2, its exhaustive half: BASE's guard and HEAD's in one product model, beside the rest.
+        exhaustive_json = work / "exhaustive.json"
+        exhaustive_started = time.monotonic()
+        exhaustive = None if args.no_exhaustive else start_exhaustive(tree, work, exhaustive_json, base, head, seed)
         # Part 2.
         step = time.monotonic()
         counts = {"budget": args.traces, "hooks": args.sequences, "navigation": args.scenarios}
@@ -357,8 +392,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if folder.is_dir():
             shutil.rmtree(folder)
         saved = save_distinguishing(comparisons, items, base, head, seed, folder)
+        proofs = None
+        if exhaustive is not None:
+            proofs = finish_exhaustive(exhaustive, exhaustive_json, folder, work)
+            timings["exhaustive comparison"] = time.monotonic() - exhaustive_started
+            saved = proofs["traces"] + saved
         tables(saved, ROOT, tree, work)
         timings["behaviour"] = time.monotonic() - step
+        if proofs is not None:
+            for subject, result in proofs["subjects"].items():
+                print(f"review: {subject} exhaustive: " + "; ".join(
+                    f"{row['scope']} " + (f"differs in {', '.join(row['differs'])}" if row["differs"] else
+                                          "equal to the fixpoint" if row["complete"] else f"cut short ({row['cut']})")
+                    + f" ({row['states']:,} pairs)" for row in result["scopes"]), flush=True)
         for comparison in comparisons.values():
             print(f"review: {comparison.subject} behaviour {'CHANGED' if comparison.changed else 'unchanged'} on the bulk "
                   f"{comparison.unit}: {comparison.traces_differing:,} of {comparison.traces:,} {comparison.unit}, "
@@ -406,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
             reference_changed=reference_changed, adopted=adopted, comparisons=comparisons, saved=saved, verdicts=verdicts,
             head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
-            timings=timings, wall=time.monotonic() - started, counts=counts, fleet=fleet,
+            timings=timings, wall=time.monotonic() - started, counts=counts, fleet=fleet, proofs=proofs,
         )
         stryker = None
         if copy is not None:

@@ -23,8 +23,9 @@ soonest (shortest prefix, ties to the earlier item) and saves that prefix
 properties.review --show FILE`` and ``nox -s replay -- FILE`` show BASE beside
 HEAD.
 
-Not compared (not built yet): the exhaustive half (BASE and HEAD side by side
-in the explorer, which needs the one exhaustive engine of issue 19).
+The exhaustive half is ``properties.review.product`` (run by
+``properties.review.exhaustive``); its saved traces replay here too, with
+the limits their scope names (``budget_side.rows_of_file``).
 """
 
 from __future__ import annotations
@@ -99,8 +100,13 @@ def _side_main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     module = side(args.subject)
     if args.file is not None:
-        item, _origin = module.load(args.file)
-        run_side(module, iter([item]), sys.stdout, digest=False)
+        if hasattr(module, "rows_of_file"):
+            # A side whose saved files carry their own limits (the budget's exhaustive traces) reads them itself.
+            sys.stdout.write(json.dumps({"limits": module.limits()}, default=str) + "\n")
+            sys.stdout.write(json.dumps(module.rows_of_file(args.file), default=str, separators=(",", ":")) + "\n")
+        else:
+            item, _origin = module.load(args.file)
+            run_side(module, iter([item]), sys.stdout, digest=False)
     else:
         run_side(module, module.bulk(args.seed, args.count), sys.stdout, digest=True)
     return 0

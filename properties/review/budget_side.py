@@ -90,13 +90,28 @@ def limits() -> dict[str, Any]:
     return attrs.asdict(Limits())
 
 
-def rows_of(events: list[Any]) -> list[dict[str, Any]]:
+def rows_of_file(path: Path) -> list[dict[str, Any]]:
+    """A saved file's rows. A file the exhaustive comparison saved names its scope (``scope=`` in its origin):
+    its limits are rebuilt on this side as the search built them (``budget_model.scope_limits``), and the trace
+    is not cut after a stop, so its last step is the one the search found."""
+    from guard.limits import Limits
+
+    events, origin = load(path)
+    fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
+    if "scope" not in fields:
+        return rows_of(events)
+    from properties.review.budget_model import scope_limits, scope_named
+
+    return rows_of(events, scope_limits(Limits, scope_named(fields["scope"])), cut=False)
+
+
+def rows_of(events: list[Any], limits: Any = None, cut: bool = True) -> list[dict[str, Any]]:
     """Step a fresh production budget through ``events``: one row of observables per step."""
     from guard.budget import RunProgressBudget
     from guard.limits import Limits
     from properties.budget.copies import FEATURE_FLAGS, apply_production
 
-    budget = RunProgressBudget(Limits())
+    budget = RunProgressBudget(Limits() if limits is None else limits)
     rows: list[dict[str, Any]] = []
     stopped = 0
     for index, event in enumerate(events):
@@ -109,7 +124,7 @@ def rows_of(events: list[Any]) -> list[dict[str, Any]]:
         row["admitted"] = bool(admitted)
         rows.append(row)
         stopped = stopped + 1 if budget.terminal and getattr(budget, "correction", None) is None else 0
-        if stopped > TAIL_AFTER_STOP:
+        if cut and stopped > TAIL_AFTER_STOP:
             break
     return rows
 

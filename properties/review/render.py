@@ -15,8 +15,30 @@ SCHEMA = "guard-review-report/1"
 SUMMARY_LINES = 15
 #: An invariant whose exercised count fell below this share of BASE's is flagged.
 FALL = 0.5
-NOT_BUILT = ("the exhaustive half of the behaviour comparison (BASE and HEAD side by side in the exhaustive search) "
-             "is not built yet: 'no behaviour change' means none on the seeded bulk work of each subject, not a proof")
+#: What the exhaustive half does not cover yet (the subjects without a model for the product).
+NOT_BUILT = ("the exhaustive comparison covers the budget only: the hook path and navigation have no model for the "
+             "product yet, so for them 'no behaviour change' means none on the seeded bulk work, not a proof")
+NOT_RUN = ("the exhaustive comparison was not run (--no-exhaustive): 'no behaviour change' means none on the seeded "
+           "bulk work of each subject, not a proof")
+
+
+def proof_line(proofs: "dict[str, Any] | None") -> str:
+    """The exhaustive half in one clause: proved equal to the fixpoint in which scopes, or where it differs."""
+    if proofs is None:
+        return "exhaustive comparison not run"
+    parts = []
+    for subject, result in proofs["subjects"].items():
+        rows = result["scopes"]
+        differs = sorted({kind for row in rows for kind in row["differs"]})
+        proved = [row["scope"] for row in rows if row["complete"] and not row["differs"]]
+        cut = [row["scope"] for row in rows if not row["complete"]]
+        if differs:
+            parts.append(f"{subject} differs exhaustively in {', '.join(differs)}")
+        elif proved and not cut:
+            parts.append(f"{subject}: no behaviour change, equality proved to the fixpoint in scopes {', '.join(proved)}")
+        else:
+            parts.append(f"{subject}: no difference found, but not proved (cut short in {', '.join(cut)})")
+    return "; ".join(parts)
 
 
 def _invariants(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
@@ -68,7 +90,8 @@ def _explorer(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
 def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], drifted: list[str], reference_changed: bool,
           adopted: bool, comparisons: dict[str, Any], saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str,
           sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
-          counts: dict[str, int], fleet: "dict[str, Any] | None" = None) -> dict[str, Any]:
+          counts: dict[str, int], fleet: "dict[str, Any] | None" = None,
+          proofs: "dict[str, Any] | None" = None) -> dict[str, Any]:
     invariants = _invariants(verdicts)
     head_report = verdicts.get("head")
     failures: list[str] = []
@@ -112,7 +135,9 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
     if survivors:
         failures.append(f"{len(survivors)} mutants of the change survive with no justified equivalence")
     non_distinguishing = sides.pass_on_both
-    changed_behaviour = any(comparison.changed for comparison in comparisons.values())
+    exhaustive_changed = proofs is not None and any(row["differs"] for result in proofs["subjects"].values()
+                                                    for row in result["scopes"])
+    changed_behaviour = exhaustive_changed or any(comparison.changed for comparison in comparisons.values())
     tests_note = ""
     if changed_behaviour and sides.tests and not sides.fail_on_base:
         tests_note = "the behaviour changed, yet no changed test fails on BASE's guard"
@@ -128,7 +153,10 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         f"- {reference_line}",
         f"- changed rules ({len(changed)}): " + (", ".join(names[:8]) + (f", and {len(names) - 8} more" if len(names) > 8 else "")
                                                   if names else "none"),
-        "- behaviour: " + _behaviour_line(comparisons, saved),
+        "- behaviour: " + _behaviour_line(comparisons, [item for item in saved if item.get("trace") != "exhaustive"],
+                                          proofs is not None),
+        "- behaviour, exhaustively: " + proof_line(proofs)
+        + _shortest_exhaustive([item for item in saved if item.get("trace") == "exhaustive"]),
         "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
         "- the fuzz fleet's stored failures at HEAD: " + (
             "not replayed (no --database)" if fleet is None else
@@ -157,7 +185,11 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
                       "by_observable": comparison.by_observable, "base_limits": comparison.base_limits,
                       "head_limits": comparison.head_limits}
             for subject, comparison in comparisons.items()},
-        "behaviour_not_built": NOT_BUILT,
+        "behaviour_not_built": NOT_BUILT if proofs is not None else NOT_RUN,
+        "exhaustive": None if proofs is None else {subject: result["scopes"] for subject, result in proofs["subjects"].items()},
+        "exhaustive_summary": proof_line(proofs),
+        "exhaustive_seconds": None if proofs is None else proofs.get("seconds"),
+        "exhaustive_cpu_seconds": None if proofs is None else proofs.get("cpu_seconds"),
         "distinguishing_traces": [{key: value for key, value in item.items() if key != "events"} for item in saved],
         "invariants": invariants, "broken_invariants": broken, "counterexamples": counterexamples,
         "violated_lines": violated_lines,
@@ -177,7 +209,14 @@ def _shortest(saved: list[dict[str, Any]]) -> dict[str, Any]:
     return min(saved, key=lambda item: item["steps"])
 
 
-def _behaviour_line(comparisons: dict[str, Any], saved: list[dict[str, Any]]) -> str:
+def _shortest_exhaustive(saved: list[dict[str, Any]]) -> str:
+    if not saved:
+        return ""
+    shortest = _shortest(saved)
+    return f"; shortest {shortest['steps']} steps ({shortest['observable']}, {shortest['scope']}): `{shortest['file']}`"
+
+
+def _behaviour_line(comparisons: dict[str, Any], saved: list[dict[str, Any]], exhaustive: bool = False) -> str:
     """One summary line: per subject, changed on how much of its bulk work, or unchanged; the shortest file."""
     parts = []
     for subject, comparison in comparisons.items():
@@ -190,7 +229,8 @@ def _behaviour_line(comparisons: dict[str, Any], saved: list[dict[str, Any]]) ->
         shortest = _shortest(saved)
         text += f"; shortest distinguishing {shortest['subject']} item {shortest['steps']} steps: `{shortest['file']}`"
     if not any(comparison.changed for comparison in comparisons.values()):
-        text += " (not a proof: the exhaustive comparison is not built yet)"
+        text += " (the bulk work; see the exhaustive line for proofs)" if exhaustive else \
+            " (not a proof: the exhaustive comparison was not run)"
     return text
 
 
@@ -209,8 +249,15 @@ def markdown(data: dict[str, Any]) -> str:
     lines += _table(["unit", "change", "seeds (rule comments)", "catalogue entries in it"], rows) if rows else ["No unit of guard/ or reference/ changed."]
     if data["catalogue_drifted"]:
         lines += ["", "Catalogue entries whose text no longer applies at HEAD: " + ", ".join(data["catalogue_drifted"])]
-    lines += ["", "## How the behaviour changed (seeded bulk work, BASE beside HEAD)", "",
-              f"Not built yet: {data['behaviour_not_built']}."]
+    lines += ["", "## How the behaviour changed, exhaustively (BASE and HEAD in one product model)", "",
+              f"{data['exhaustive_summary']}.", "", f"Not covered: {data['behaviour_not_built']}."]
+    for subject, rows in (data.get("exhaustive") or {}).items():
+        lines += ["", f"### {subject}: every trace of the explorer's small scopes, one shortest trace per kind of difference", ""]
+        lines += _table(["scope", "pairs", "edges", "searches", "reached", "proved equal", "differs in", "seconds"],
+                        [[r["scope"], f"{r['states']:,}", f"{r['edges']:,}", r["searches"],
+                          "fixpoint" if r["complete"] else f"cut short ({r['cut'] or r['problem']})",
+                          ", ".join(r["proved"]) or "-", ", ".join(r["differs"]) or "-", r["seconds"]] for r in rows])
+    lines += ["", "## How the behaviour changed (seeded bulk work, BASE beside HEAD)"]
     for subject, b in data["behaviour"].items():
         lines += ["", f"### {subject}: {b['traces']:,} {b['unit']}, {b['steps']:,} steps; {b['traces_differing']:,} "
                       f"{b['unit']} and {b['steps_differing']:,} steps differ", ""]
@@ -219,7 +266,8 @@ def markdown(data: dict[str, Any]) -> str:
         if b["base_limits"] != b["head_limits"]:
             lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
     for item in data["distinguishing_traces"]:
-        lines += ["", f"### {item['subject']} {item['observable']}: item {item['trace']}, {item['steps']} steps, "
+        where = f"scope {item['scope']}, exhaustive" if item.get("trace") == "exhaustive" else f"item {item['trace']}"
+        lines += ["", f"### {item['subject']} {item['observable']}: {where}, {item['steps']} steps, "
                       f"`{item['file']}`", "",
                   f"Replay: `nox -s replay -- {item['file']}` (BASE beside HEAD after the file's own replay); "
                   f"`nox -s review -- --show {item['file']}` (BASE beside HEAD only).", ""]

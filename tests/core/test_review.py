@@ -107,7 +107,12 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_
     assert data["behaviour"]["hooks"]["traces"] == 2000 and data["behaviour"]["navigation"]["traces"] == 1000
     assert all(subject["traces_differing"] == 0 for subject in data["behaviour"].values())
     markdown = (repo / "reports" / "review.md").read_text(encoding="utf-8")
-    assert "no change on" in markdown and "not a proof" in markdown
+    assert "no change on" in markdown
+    # The exhaustive half: equal to the fixpoint in every scope the review searches, and the summary says so.
+    scopes = data["exhaustive"]["budget"]
+    assert scopes and all(row["complete"] and not row["differs"] and row["proved"] for row in scopes), scopes
+    assert "no behaviour change, equality proved to the fixpoint in scopes small c1 t2, small c2 t2, small c1 t3" \
+        in "\n".join(markdown.splitlines()[:15])
     assert f"seed {SEED}" in done.stdout
 
 
@@ -134,7 +139,14 @@ def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> No
     assert "same-kind-twice" in [entry["id"] for entry in data["changed_functions"][0]["catalogue_entries"]]
     traces = data["distinguishing_traces"]
     assert traces
-    shortest = min(traces, key=lambda item: item["steps"])
+    # The exhaustive half: a refusal granted, its remedy admitted, the other kind refused: three events, the
+    # shortest there is, where BASE grants the second kind and HEAD does not.
+    exhaustive = [item for item in traces if item["trace"] == "exhaustive"]
+    pending = [item for item in exhaustive if item["observable"] == "pending_correction"]
+    assert pending and pending[0]["steps"] == 3 and pending[0]["scope"] == "small c1 t3", exhaustive
+    assert pending[0]["descriptions"][1] == "first_call remedy yes", pending[0]
+    assert "budget differs exhaustively in" in (repo / "reports" / "review.md").read_text(encoding="utf-8")
+    shortest = pending[0]
     file = Path(shortest["file"])
     assert file.is_file()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
@@ -184,7 +196,9 @@ def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:
     assert [b["id"] for b in data["broken_invariants"]] == ["B8"]
     assert any(line.startswith("VIOLATED B8") for line in data["violated_lines"])
     assert data["counterexamples"]
-    assert "B8" in (repo / "reports" / "review.md").read_text(encoding="utf-8").splitlines()[5]
+    assert "B8" in (repo / "reports" / "review.md").read_text(encoding="utf-8").splitlines()[6]
+    # The exhaustive half tells the bug from BASE too: the second grant of one kind is a pending correction.
+    assert any("pending_correction" in row["differs"] for row in data["exhaustive"]["budget"]), data["exhaustive"]
 
 
 def test_an_unadopted_reference_edit_fails_and_comes_first(repo: Path) -> None:
@@ -230,3 +244,27 @@ def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
     assert names and all("refusal_kind" in name for name in names), names
     assert all(survivor["diff"] for survivor in data["new_survivors"])
     assert (repo / "reports" / "review-mutants.json").is_file()
+
+
+def test_the_product_model_proves_a_copy_equal_and_finds_a_stricter_rule_on_a_shortest_trace(tmp_path: Path) -> None:
+    # No git history: two copies of guard/ imported apart in this process (properties.review.guards).
+    import shutil
+
+    from properties.review import budget_model, guards, product
+
+    same, strict = tmp_path / "same" / "guard", tmp_path / "strict" / "guard"
+    shutil.copytree(ROOT / "guard", same, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "guard", strict, ignore=shutil.ignore_patterns("__pycache__"))
+    budget = strict / "budget.py"
+    text = budget.read_text(encoding="utf-8")
+    budget.write_text(text.replace("            and kind not in self.corrected_kinds\n",
+                                   "            and not self.corrected_kinds\n"), encoding="utf-8")
+    head = guards.load(ROOT / "guard", "HEAD")
+    assert guards.load(same, "BASE").module("budget").RunProgressBudget is not head.module("budget").RunProgressBudget
+    equal = product.compare_scope(budget_model.COMPARABLE, guards.load(same, "BASE"), head, "small c2 t2")
+    assert equal.complete and not equal.differences and equal.proved == budget_model.COMPARABLE.observables
+    changed = product.compare_scope(budget_model.COMPARABLE, guards.load(strict, "BASE"), head, "small c1 t3",
+                                    seconds=20)
+    first = changed.differences[0]
+    assert "pending_correction" in first.kinds and len(first.events) == 3, first
+    assert not changed.proved or changed.complete

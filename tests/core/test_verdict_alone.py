@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from mutations import verdict_alone
 from mutations.verdict_alone import CRASHED, SURVIVED, TIMED_OUT, VACUOUS, VIOLATED, module_of, outcome_of, stratified
 
 
@@ -39,3 +42,29 @@ def test_a_verdict_run_is_read_by_what_failed_it() -> None:
     assert outcome_of({"exit_code": 1, "verdict_line": "verdict: FAIL (H5 vacuous; H6 vacuous)"}) == (VACUOUS, "H5, H6")
     crashed = outcome_of({"exit_code": 1, "verdict_line": "verdict: FAIL (H5 vacuous; driver error: hooks bulk: TypeError)"})
     assert crashed[0] == CRASHED and "TypeError" in crashed[1]
+
+
+def test_a_module_filter_keeps_only_the_named_modules_by_path_or_dotted_name() -> None:
+    every = {"guard/hooks.py": ["h1", "h2"], "guard/navigation.py": ["n1"], "guard/budget.py": ["b1"]}
+    assert verdict_alone.select_modules(every, None) == every
+    assert verdict_alone.select_modules(every, ["guard/navigation.py", "guard.hooks"]) == {
+        "guard/navigation.py": ["n1"], "guard/hooks.py": ["h1", "h2"]}
+
+
+def test_a_module_without_mutants_is_one_line_naming_the_known_ones() -> None:
+    with pytest.raises(verdict_alone.VerdictAloneError, match=r"--module guard/ports.py: no mutants .*guard/hooks.py"):
+        verdict_alone.select_modules({"guard/hooks.py": ["h1"]}, ["guard/ports.py"])
+
+
+def test_the_module_runs_on_its_own_and_refuses_a_misspelt_module_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    from properties.paths import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "mutations.verdict_alone", "--module", "guard/nosuch.py", "--quiet"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "python -m mutations --verdict-alone: --module guard/nosuch.py: not a module of guard/ "
+        "(give guard/NAME.py or guard.NAME)")

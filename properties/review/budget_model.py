@@ -1,0 +1,306 @@
+"""The budget's part of the exhaustive comparison: one production budget of one guard version as a ``Model``.
+
+The scopes are the explorer's small scopes of a default run (``SCOPES``,
+read from ``properties.budget.explorer.configurations("default")``: the
+scaled-down limits each proved to its fixpoint there), with each side's own
+default for every limit the scope does not scale (the deferral allowance),
+because a changed default is a changed behaviour. A scope's name is also
+how a saved trace names its limits (``scope=small-c1-t2`` in its origin),
+so the replay rebuilds them on each side the same way (``scope_limits``).
+
+A side's state is a value, not a budget: every field of the budget frozen
+(``freeze``), the last step's answer to a first call (``admitted``, what
+the host received) and an error when the step raised. A step rebuilds a
+budget of the side's own class from the value, delivers the event as the
+bulk driver's copy ``P`` does (every flag), and freezes it again, so two
+states are equal exactly when the budgets are, and the key is the state
+itself: nothing is forgotten, no merge needs checking.
+
+The alphabet is the explorer's events (its failures, successes and
+corrected receipts; with one success fingerprint in every scope), offered in every state, terminal or not, waiting or not: the explorer
+leaves out events that a correct guard ignores in a state, but a change may
+be exactly what stops ignoring them. Call ids are real: a fresh event takes
+the least name ``c0``, ``c1``, ... the side does not remember, and each
+remembered id is offered again as a duplicate failure and success. With a
+seen-calls cap of 1 a side remembers one id, so the names stay few and the
+pairs finite. A success is offered while its fingerprint was counted
+fewer than identical-successes + 2 times (``repeats_left``): the count
+would otherwise grow without end in an open run.
+
+The observables are the bulk comparison's (``budget_side.OBSERVABLES``), read
+by its own ``observe``: after a step ``terminal``, ``exhausted``,
+``pending_correction``, ``counters``, ``admitted`` and ``error``; and
+``failure_ends`` as the bulk rows have it, the state before the step asked
+about the step's event, so a saved trace shows a ``failure_ends`` difference
+on its second-to-last row.
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any, Hashable, Sequence
+
+import attrs
+
+from properties.budget.events import FirstCall, Round, Stop
+from properties.engine.model import Edge
+from properties.review import budget_side
+from properties.review.guards import GuardPackage
+
+SUBJECT = "budget"
+#: The limits a scope scales; any other field keeps the side's own default.
+SCALED = ("consecutive_failures", "total_failures", "rounds_without_progress", "identical_successes",
+          "free_empty_lookups", "seen_calls", "successes")
+ROUND, STOP = Round(), Stop()
+FIRST_CALLS = (FirstCall(remedy=True), FirstCall(remedy=False))
+
+
+@attrs.frozen
+class Scope:
+    name: str
+    numbers: tuple[tuple[str, int], ...]
+    fingerprints: bool
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace(" ", "-")
+
+
+def _scopes() -> dict[str, Scope]:
+    from properties.budget.explorer import configurations
+
+    out = {}
+    for config in configurations("default"):
+        if config.max_depth is None:
+            numbers = tuple((name, getattr(config.oracle, name)) for name in SCALED)
+            # One fingerprint in every scope: the other two tripled the pairs, and identical-success accounting is a
+            # rule no seed touches (the explorer leaves them out of its larger scopes for the same reason).
+            out[config.name] = Scope(config.name, numbers, False)
+    return out
+
+
+SCOPES = _scopes()
+#: The scopes a review searches: the explorer's three smallest (its quick set's). Its two fuse scopes (consecutive
+#: 3/total 5, 4/6) took minutes per product search on a loaded machine and are searched only when named
+#: (``python -m properties.review.exhaustive --scope "small c4 t6"``).
+REVIEW_SCOPES = ("small c1 t2", "small c2 t2", "small c1 t3")
+
+
+def scope_named(name: str) -> Scope:
+    """A scope by its name or its slug (``small-c1-t2``); KeyError names the known ones."""
+    for scope in SCOPES.values():
+        if name in (scope.name, scope.slug):
+            return scope
+    raise KeyError(f"no budget scope {name!r}; known: {', '.join(SCOPES)}")
+
+
+def scope_limits(limits_class: Any, scope: Scope) -> Any:
+    """The side's ``Limits`` with the scope's numbers, and its own default for the rest (and for a number its
+    ``Limits`` has no field for, which is left out)."""
+    own = {field.name for field in attrs.fields(limits_class)}
+    return limits_class(**{name: value for name, value in scope.numbers if name in own})
+
+
+def scope_limits_value(limits: Any, name: str, default: int) -> int:
+    return int(getattr(limits, name, default))
+
+
+def _templates(fingerprints: bool) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    from properties.budget.explorer import CORRECTED, DUPLICATES, FRESH_FAILURES, FRESH_SUCCESSES, ONE_FINGERPRINT
+
+    fresh = FRESH_FAILURES + (FRESH_SUCCESSES if fingerprints else ONE_FINGERPRINT) + CORRECTED
+    return fresh, DUPLICATES
+
+
+def freeze(value: Any) -> Hashable:
+    """A hashable value from which ``thaw`` rebuilds ``value`` exactly (the order of a dict or a deque kept)."""
+    if isinstance(value, dict):
+        return ("dict", tuple((key, freeze(item)) for key, item in value.items()))
+    if isinstance(value, collections.deque):
+        return ("deque", tuple(freeze(item) for item in value), value.maxlen)
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted((freeze(item) for item in value), key=repr)), isinstance(value, frozenset))
+    if isinstance(value, list):
+        return ("list", tuple(freeze(item) for item in value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(freeze(item) for item in value))
+    return ("value", value)
+
+
+def thaw(frozen: Any) -> Any:
+    tag = frozen[0]
+    if tag == "dict":
+        return {key: thaw(item) for key, item in frozen[1]}
+    if tag == "deque":
+        return collections.deque((thaw(item) for item in frozen[1]), frozen[2])
+    if tag == "set":
+        items = (thaw(item) for item in frozen[1])
+        return frozenset(items) if frozen[2] else set(items)
+    if tag == "list":
+        return [thaw(item) for item in frozen[1]]
+    if tag == "tuple":
+        return tuple(thaw(item) for item in frozen[1])
+    return frozen[1]
+
+
+@attrs.frozen
+class SideState:
+    """One side's budget as a value: its fields (``limits`` left out: the scope's), the last first call's answer,
+    and the error a step raised (the side then stays there)."""
+
+    fields: tuple[tuple[str, Hashable], ...]
+    admitted: bool = False
+    error: str | None = None
+
+
+class BudgetModel:
+    """A production budget of one guard version in one scope, as an engine ``Model`` (judging nothing)."""
+
+    subject = SUBJECT
+    symmetries: Sequence[Any] = ()
+
+    def __init__(self, guard: GuardPackage, scope: Scope) -> None:
+        self.guard = guard
+        self.scope = scope
+        self.name = f"{guard.label} {scope.name}"
+        self.budget_class = guard.module("budget").RunProgressBudget
+        self.limits = scope_limits(guard.module("limits").Limits, scope)
+        self.field_names = tuple(field.name for field in attrs.fields(self.budget_class) if field.name != "limits")
+        self.fresh, self.duplicates = _templates(scope.fingerprints)
+        self._offers: dict[tuple, tuple[Any, ...]] = {}
+        self._events: dict[tuple, Any] = {}
+        #: Identical successes offered per fingerprint: one past the count that still resets rounds, and one
+        #: more so the first ignored repeat is followed by another; past that a success repeats nothing new.
+        self.repeat_bound = scope_limits_value(self.limits, "identical_successes", 2) + 2
+        self._seen: dict[SideState, dict[str, Any]] = {}
+        self._ends: dict[tuple[SideState, int], Any] = {}
+        # Keyed by the event's identity: events carry dicts (unhashable), and every event offered is kept in ``_offers``.
+        self._steps: dict[tuple[SideState, int], SideState] = {}
+
+    # -- values and budgets --
+
+    def value(self, budget: Any, admitted: bool = False) -> SideState:
+        return SideState(tuple((name, freeze(getattr(budget, name))) for name in self.field_names), admitted)
+
+    def budget(self, state: SideState) -> Any:
+        budget = self.budget_class(self.limits)
+        for name, frozen in state.fields:
+            setattr(budget, name, thaw(frozen))
+        return budget
+
+    # -- the Model --
+
+    def initial(self) -> Sequence[SideState]:
+        return (self.value(self.budget_class(self.limits)),)
+
+    def remembered(self, state: SideState) -> tuple[str, ...]:
+        seen = dict(state.fields).get("seen_calls")
+        return tuple(str(item) for item in thaw(seen)) if seen is not None else ()
+
+    def repeats_left(self, state: SideState, event: Any) -> bool:
+        """Whether a success may be offered: its fingerprint has been counted fewer than identical + 2 times."""
+        counts = dict(state.fields).get("successes")
+        if counts is None or event.failed or event.pending:
+            return True
+        fingerprint = self.guard.attribute("budget", "fingerprint")
+        if fingerprint is None:
+            return True
+        return int(thaw(counts).get(fingerprint(event.tool, event.params), 0)) < self.repeat_bound
+
+    def alphabet(self, state: SideState) -> Sequence[Any]:
+        if state.error is not None:
+            return ()
+        remembered = self.remembered(state)
+        offer = self._offers.get((remembered, state.fields))
+        if offer is None:
+            fresh = next(f"c{n}" for n in range(len(remembered) + 1) if f"c{n}" not in remembered)
+            events: list[Any] = [ROUND, STOP]
+            events += [self._event(template, fresh, template.label) for template in self.fresh
+                       if self.repeats_left(state, template)]
+            events += [self._event(template, name, f"repeat {template.label}")
+                       for name in remembered for template in self.duplicates]
+            events += FIRST_CALLS
+            offer = self._offers[(remembered, state.fields)] = tuple(events)
+        return offer
+
+    def _event(self, template: Any, call_id: str, label: str) -> Any:
+        """One event object per (template, id, label), so that a step is cached on its identity."""
+        key = (id(template), call_id, label)
+        event = self._events.get(key)
+        if event is None:
+            event = self._events[key] = attrs.evolve(template, call_id=call_id, label=label)
+        return event
+
+    def step(self, state: SideState, event: Any) -> Edge:
+        known = self._steps.get((state, id(event)))
+        if known is not None:
+            return Edge(known)
+        if state.error is not None:
+            target = state
+        else:
+            from properties.budget.copies import FEATURE_FLAGS, apply_production
+
+            # guard/budget.py imports nothing inside its functions, so its version need not be made active here.
+            budget = self.budget(state)
+            try:
+                admitted = apply_production(budget, event, FEATURE_FLAGS["P"])
+                target = self.value(budget, bool(admitted))
+            except Exception as error:
+                target = attrs.evolve(state, error=f"{type(error).__name__}: {error}")
+        self._steps[(state, id(event))] = target
+        return Edge(target)
+
+    def key(self, state: SideState) -> Hashable:
+        return state
+
+    def settled(self, state: SideState) -> bool:
+        """Stopped with no remedy left to admit (or broken by an error): the bulk driver's end of a trace."""
+        if state.error is not None:
+            return True
+        fields = dict(state.fields)
+        return bool(thaw(fields.get("terminal", ("value", False)))) and thaw(fields.get("correction", ("value", None))) is None
+
+    def observe(self, before: SideState, event: Any, after: SideState) -> dict[str, Any]:
+        """The bulk rows' observables of the step ``before`` -> ``after`` (see the module docstring)."""
+        if after.error is not None:
+            return {"error": after.error}
+        row = self._seen.get(after)
+        if row is None:
+            row = budget_side.observe(self.budget(after), None)
+            row["admitted"] = after.admitted
+            self._seen[after] = row
+        ends = self._ends.get((before, id(event)))
+        if ends is None:
+            ends = None if before.error is not None else budget_side.observe(self.budget(before), event)["failure_ends"]
+            self._ends[(before, id(event))] = ends
+        return {**row, "failure_ends": ends}
+
+    def save(self, start: int, events: Sequence[Any], path: Path) -> Path:
+        return budget_side.save(list(events), path, f"review subject=budget scope={self.scope.slug}",
+                                attrs.asdict(self.limits))
+
+    def describe(self, event: Any) -> str:
+        return budget_side.describe(event)
+
+
+class BudgetComparable:
+    """The budget's ``Comparable`` (``properties.review.product``)."""
+
+    subject = SUBJECT
+    observables = tuple(budget_side.OBSERVABLES)
+
+    def scopes(self) -> Sequence[str]:
+        return tuple(name for name in REVIEW_SCOPES if name in SCOPES)
+
+    def model(self, guard: GuardPackage, scope: str) -> BudgetModel:
+        return BudgetModel(guard, scope_named(scope))
+
+    def observe(self, model: Any, before: SideState, event: Any, after: SideState) -> dict[str, Any]:
+        return model.observe(before, event, after)
+
+    def settled(self, model: Any, state: SideState) -> bool:
+        return model.settled(state)
+
+
+COMPARABLE = BudgetComparable()

@@ -1,0 +1,99 @@
+"""``python -m properties.review.exhaustive``: the product searches of every comparable subject, in one process.
+
+Run by the review from HEAD's checkout with BASE's ``guard/`` folder named
+(``--base``): both versions are imported apart (``properties.review.guards``)
+and every scope of every subject in ``COMPARABLES`` is searched
+(``properties.review.product.compare_scope``). Writes a JSON summary
+(``--json``) and saves each shortest distinguishing trace, one per kind of
+difference, in the subject's own file format under ``--out`` with the
+review's origin (``scope=`` names the limits), so ``nox -s replay -- FILE``
+shows BASE beside HEAD.
+
+``COMPARABLES``: the budget's (``budget_model``). The hook path and
+navigation plug in the same way once their models exist: a ``Comparable``
+whose ``model(guard, scope)`` builds the subject's engine ``Model`` over the
+guard package it is handed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from properties.review import guards, product
+
+#: Subject -> the module holding its ``COMPARABLE``.
+COMPARABLES = {"budget": "properties.review.budget_model"}
+
+
+def comparable(subject: str) -> Any:
+    return importlib.import_module(COMPARABLES[subject]).COMPARABLE
+
+
+def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Sequence[str], scopes: Sequence[str] | None,
+        max_states: int, seconds: float) -> dict[str, Any]:
+    base, head = guards.load(base_guard, "BASE"), guards.load(head_guard, "HEAD")
+    report: dict[str, Any] = {"subjects": {}}
+    for subject in subjects:
+        chosen = comparable(subject)
+        results = []
+        for scope in (scopes or chosen.scopes()):
+            results.append(product.compare_scope(chosen, base, head, scope, max_states=max_states, seconds=seconds))
+        traces = []
+        for kind, difference in product.shortest_per_kind(results):
+            model = chosen.model(head, difference.scope)
+            slug = difference.scope.replace(" ", "-")
+            path = out / f"review-{subject}-exhaustive-{slug}-{len(difference.events)}steps-{'-'.join(difference.kinds)}.json"
+            if not path.exists():
+                model.save(difference.start, difference.events, path)
+                _set_origin(path, f"{origin} subject={subject} scope={slug} kinds={','.join(difference.kinds)}")
+            traces.append({"subject": subject, "observable": kind, "scope": difference.scope, "steps": len(difference.events),
+                           "file": str(path), "kinds": list(difference.kinds), "messages": list(difference.messages),
+                           "events": [model.describe(event) for event in difference.events]})
+        report["subjects"][subject] = {
+            "scopes": [{"scope": r.scope, "complete": r.complete, "proved": list(r.proved), "states": r.states,
+                        "edges": r.edges, "seconds": round(r.seconds, 2), "searches": r.searches, "cut": r.cut,
+                        "problem": r.problem, "differs": sorted({k for d in r.differences for k in d.kinds})}
+                       for r in results],
+            "traces": traces,
+        }
+    return report
+
+
+def _set_origin(path: Path, origin: str) -> None:
+    """The saved file's origin, rewritten to the review's (the model saves with a placeholder)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["origin"] = origin
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m properties.review.exhaustive")
+    parser.add_argument("--base", type=Path, required=True, help="BASE's guard/ folder")
+    parser.add_argument("--head", type=Path, default=Path("guard"), help="HEAD's guard/ folder")
+    parser.add_argument("--out", type=Path, required=True, help="where distinguishing traces are saved")
+    parser.add_argument("--json", type=Path, required=True, help="the summary written here")
+    parser.add_argument("--origin", default="review", help="the saved files' origin (base=, head=, seed=)")
+    parser.add_argument("--subject", action="append", choices=tuple(COMPARABLES))
+    parser.add_argument("--scope", action="append", help="a scope by name (default: the subject's every scope)")
+    parser.add_argument("--max-states", type=int, default=150_000)
+    parser.add_argument("--seconds", type=float, default=1800.0,
+                        help="per scope, wall time (a cut search proves nothing); the state cap is the bound meant to bind")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report = run(args.base, args.head, args.out, args.origin, args.subject or list(COMPARABLES), args.scope,
+                 args.max_states, args.seconds)
+    report["seconds"] = round(time.perf_counter() - started, 2)
+    report["cpu_seconds"] = round(time.process_time(), 2)
+    args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
