@@ -18,10 +18,13 @@ What the verdict gets from it:
 * a violation: its line, the shortest trace found (breadth first) described
   event by event, and the file the model saved, which
   ``python -m properties.replay FILE`` replays;
-* a scope that did not finish, or whose reduction the engine found false (a
-  broken symmetry, a key that forgets something that matters), is reported
-  ``INCOMPLETE`` with the reason: it fails a default run, since no proof is
-  not a pass, and never counts as a kill under ``--mutants``.
+* a scope that did not finish is reported ``INCOMPLETE`` with the reason:
+  it fails a default run, since no proof is not a pass, and never counts as
+  a kill under ``--mutants``;
+* a reduction the engine found false (a broken symmetry, a key that forgets
+  something that matters) is named on the row with its saved traces; the
+  engine has then searched the scope again without it, and that search, which
+  assumes nothing, is the scope's verdict (the budget explorer's rule too).
 """
 
 from __future__ import annotations

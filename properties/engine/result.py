@@ -72,8 +72,16 @@ class SearchResult:
 
     @property
     def proved(self) -> bool:
-        """A claim the run stands behind: finished, nothing violated, no reduction found false."""
-        return self.finished and self.violation is None and not self.broken and self.merge_broken is None
+        """A claim the run stands behind: finished with nothing violated.
+
+        A reduction found false (``broken``, ``merge_broken``) has already withdrawn the search that relied on it;
+        this row is the search made again without it, which needs no assumption of its own, so it stands."""
+        return self.finished and self.violation is None
+
+    @property
+    def reduced_as_declared(self) -> bool:
+        """Every reduction the subject declared held: nothing searched again without a symmetry or a forgetting key."""
+        return not self.broken and self.merge_broken is None
 
     @property
     def ok(self) -> bool:

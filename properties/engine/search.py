@@ -32,11 +32,14 @@ Reductions and their checks (see ``properties.engine.model``):
 
 Decisions where the issue is silent:
 
-* A broken reduction withdraws the proof: ``SearchResult.proved`` is false
-  whatever the search without it finds, since a declared symmetry or a
-  forgetting key is a claim about the guard. The row says what broke and what
-  the search without it found (the budget's verdict reads only the latter;
-  its catalogue's symmetry entries are killed by the violation found there).
+* A broken reduction withdraws the search that relied on it, never the
+  verdict's own claim outright: the scope is searched again without it, and
+  that search needs no assumption, so ``SearchResult.proved`` is its result
+  (finished, nothing violated) while the row names what broke. This is the
+  budget's rule too: a guard that treats its lanes differently is not unsafe
+  for it, and a one-lane bug is then found by the search without the
+  symmetry (its catalogue's symmetry entries are killed there). A reviewer
+  still sees every break (``reduced_as_declared``), with its saved traces.
 * Keys are compared with ``<`` to choose the least image; a model's key is a
   tuple of built-in values (documented on ``Model.key``).
 * ``depth`` of a plain model's row is the distance of the farthest state
@@ -157,7 +160,9 @@ def _plain_break(model: Model, failure: SymmetryBroken, start: int, events: tupl
 def _save(model: Model, start: int, events: tuple, out_dir: Path, label: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     safe = "".join(c if c.isalnum() else "-" for c in model.name).strip("-")
-    return model.save(start, events, out_dir / f"{model.subject}-{safe}-{label}.json")
+    # The subject leads the name once: a model named after its subject ("hooks playground n4") is not prefixed again.
+    stem = safe if safe.startswith(f"{model.subject}-") else f"{model.subject}-{safe}"
+    return model.save(start, events, out_dir / f"{stem}-{label}.json")
 
 
 # -- batched models: the model's expander, the engine's loop -------------------------------------

@@ -33,6 +33,8 @@ class Toy:
     cap: int = 3
     #: A planted asymmetry: lane 1 stops one failure late.
     lopsided: bool = False
+    #: A planted, safe asymmetry: lane 1 stops one failure early.
+    early_lane: bool = False
     #: A planted bug: the run is never stopped, so the invariant "no count past the cap" breaks.
     never_stop: bool = False
     #: The key forgets ``seen``; with ``seen_matters`` it should not (the step reads it).
@@ -54,7 +56,7 @@ class Toy:
             return Edge(target=Lanes(counts, False, seen), held=("T1",))
         counts = list(state.counts)
         counts[event] += 1
-        cap = self.cap + (1 if self.lopsided and event == 1 else 0)
+        cap = self.cap + (1 if self.lopsided and event == 1 else 0) - (1 if self.early_lane and event == 1 else 0)
         stopped = counts[event] >= cap and not self.never_stop
         target = Lanes(tuple(counts), stopped, seen)  # type: ignore[arg-type]
         violations = ()
@@ -92,7 +94,9 @@ def test_a_bug_gives_a_shortest_replayable_counterexample(tmp_path: Path) -> Non
 
 def test_a_one_lane_rule_breaks_the_symmetry_and_withdraws_the_proof(tmp_path: Path) -> None:
     result = search(Toy(lopsided=True), out_dir=tmp_path)
-    assert not result.proved
+    # Searched again without the symmetry, the late-stopping lane passes the cap: the bug is found there.
+    assert not result.proved and result.violation is not None and result.violation.invariant == "T1"
+    assert not result.reduced_as_declared
     assert [b.symmetry for b in result.broken] == ["lanes"]
     assert result.symmetries == ()
     assert "symmetry broken (lanes)" in result.row()
@@ -100,8 +104,16 @@ def test_a_one_lane_rule_breaks_the_symmetry_and_withdraws_the_proof(tmp_path: P
     assert json.loads(image.read_text())["events"] == [1 - e if e in (0, 1) else e for e in json.loads(kept.read_text())["events"]]
 
 
+def test_a_safe_asymmetry_is_reported_and_the_search_without_the_symmetry_stands() -> None:
+    result = search(Toy(cap=3, early_lane=True))
+    assert [b.symmetry for b in result.broken] == ["lanes"] and not result.reduced_as_declared
+    # Without the symmetry nothing is assumed: its fixpoint with nothing violated is a proof, with more states.
+    assert result.proved and result.states > search(Toy()).states
+
+
 def test_a_key_that_forgets_what_matters_is_caught() -> None:
     result = search(Toy(seen_matters=True))
-    assert not result.proved
-    assert result.merge_broken is not None
+    assert result.merge_broken is not None and not result.reduced_as_declared
     assert "merge broken" in result.row()
+    # Searched again keyed by whole states (nothing forgotten), the toy still keeps its cap.
+    assert result.proved
