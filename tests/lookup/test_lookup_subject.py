@@ -52,7 +52,8 @@ def test_a_missing_program_stops_only_a_run_that_judges_lookup(tmp_path: Path) -
     # The other subjects need none of these programs: a run without lookup does not ask for them.
     done = run("properties", "--subject", "navigation", "--quick", "--seed", "1", "--quiet", "--drivers", "bulk",
                "--traces", "20", "--out", str(tmp_path / "reports"), env={programs.PATH_VARIABLE: path_without(tmp_path, "rg")})
-    assert done.returncode == 0 and done.stderr == "", done.stderr
+    # Nothing asks for a program (stderr may carry other notes, such as a figure skipped where matplotlib is absent).
+    assert done.returncode == 0 and "apt-get install" not in done.stderr and "ripgrep" not in done.stderr, done.stderr
     assert "subjects navigation" in done.stdout
 
 
