@@ -169,15 +169,18 @@ def run_task(task: Task) -> DriverResult:
     try:
         with progress.task(task.label):
             return _driver(load(task.subject), task.driver).run(task.request)
-    except Exception as error:
+    except (Exception, work_bound.ResourceExhausted) as error:
         import traceback
 
-        last = traceback.extract_tb(error.__traceback__)[-1]
+        if isinstance(error, work_bound.ResourceExhausted):
+            name, where = "MemoryError", error.where
+        else:
+            last = traceback.extract_tb(error.__traceback__)[-1]
+            name, where = type(error).__name__, f"{Path(last.filename).name}:{last.lineno}"
         running = f" while running {work_bound.running}" if work_bound.running else ""
         return DriverResult(
             task.driver, Tally(), 0.0, status="crashed",
-            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {type(error).__name__}: {error} "
-                  f"({Path(last.filename).name}:{last.lineno}){running}",
+            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {name}: {error} ({where}){running}",
         )
 
 

@@ -85,9 +85,10 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     workers.limit_memory(workers.memory_limit(1))
     try:
         return replay_main(argv)
-    except (MemoryError, RecursionError) as error:
+    except (MemoryError, RecursionError, work_bound.ResourceExhausted) as error:
+        name = "MemoryError" if isinstance(error, work_bound.ResourceExhausted) else type(error).__name__
         running = f" while running {work_bound.running}" if work_bound.running else ""
-        print(f"python -m properties.replay: {type(error).__name__}{running}: the replayed code ran out of "
+        print(f"python -m properties.replay: {name}{running}: the replayed code ran out of "
               "memory or stack", file=sys.stderr)
         return 1
 

@@ -72,6 +72,32 @@ class WorkBoundExceeded(BaseException):
         return f"{text}: {self.detail}" if self.detail else text
 
 
+class ResourceExhausted(BaseException):
+    """The code under test ran out of memory in one step: its driver's crash, reported as a ``MemoryError``.
+
+    A ``BaseException`` for the reason ``WorkBoundExceeded`` is one, and one more: Hypothesis takes any
+    ``Exception`` raised in a rule for a failing example and replays and shrinks it, while that failure's traceback
+    still holds the exhausted memory, so the report became a flaky-data error or a worker that died before it
+    reported, instead of the cause (``exhausted`` frees the frames first)."""
+
+    def __init__(self, message: str, where: str) -> None:
+        self.where = where
+        super().__init__(message)
+
+
+def exhausted(error: MemoryError) -> ResourceExhausted:
+    """``error`` as a ``ResourceExhausted``, with the frames that ran out of memory cleared (their locals released).
+
+    Raise the result ``from None`` outside the ``except`` block that caught ``error``, or at least with its frames
+    cleared as here: the new exception's context would otherwise keep every object the runaway step allocated."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    traceback.clear_frames(error.__traceback__)
+    return ResourceExhausted(str(error) or "out of memory", where)
+
+
 # The counter is two module globals rather than an object: ``tick()`` runs once per loop iteration of the guard.
 _left = UNARMED
 _armed: "tuple[int, str]" = (UNARMED, "")

@@ -171,6 +171,8 @@ class Monitor:
             self.tally.steps += 1
             self.index += 1
             return found
+        except MemoryError as error:
+            raise work_bound.exhausted(error) from None
         finally:
             work_bound.pop(saved)
 

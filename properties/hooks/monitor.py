@@ -167,6 +167,8 @@ class HookMonitor:
             found = self.deliver_and_check(event)
         except work_bound.WorkBoundExceeded as error:
             return self.runaway(error.describe())
+        except MemoryError as error:
+            raise work_bound.exhausted(error) from None
         finally:
             work_bound.pop(saved)
         kept, bound = records_kept(self.guards["G"]), records_bound(self.hook_calls)

@@ -277,4 +277,6 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
                            else production.navigate(request, ports, limits))
     except work_bound.WorkBoundExceeded as error:
         outcome = Runaway(error.describe(), clock.meter.polls, clock.time)
+    except MemoryError as error:
+        raise work_bound.exhausted(error) from None
     return Run(version, outcome, record)
