@@ -158,13 +158,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
     parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
     parser.add_argument("--subject", action="append", metavar="NAME", help="only this subject's rows (repeatable)")
+    parser.add_argument("--only-default-run", action="store_true",
+                        help="no subject's rows: only the default run with and without progress")
     benched = [subject for subject in available() if subject.bench is not None]
     for subject in benched:
         assert subject.bench is not None
         if subject.bench.add_options is not None:
             subject.bench.add_options(parser)
     args = parser.parse_args(argv)
-    if args.subject:
+    if args.only_default_run:
+        if args.skip_default_run or args.subject:
+            print("python -m properties.bench: --only-default-run: not with --skip-default-run or --subject", file=sys.stderr)
+            return 2
+        benched = []
+    elif args.subject:
         unknown = [name for name in args.subject if name not in {subject.name for subject in benched}]
         if unknown:
             print(f"python -m properties.bench: --subject {unknown[0]}: no bench rows; choose from "

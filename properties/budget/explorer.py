@@ -1433,6 +1433,8 @@ class Expander:
         self.pair_values: list[tuple] = []
         #: Where the checks' own judgements and probes are counted: they are not steps of the search.
         self.scratch = Tally()
+        #: Where ``judge`` counts one step's coverage before the verdict keeps it.
+        self.step_coverage: Counter = Counter()
         #: Per group element: copy key -> its image (``_check_step``).
         self.key_images: list[dict[CopyKey, CopyKey]] = [{} for _ in self.group]
         #: (group, permuted key, memory bit) -> (decoded budget, its snapshot): where image steps start (``_check_step``).
@@ -1591,7 +1593,7 @@ class Expander:
                     found, _history, image = self.judge(events[moved_number], moves, history, index, before, fresh_ids)
                 finally:
                     self.tally = monitor.tally = tally
-                self.scratch = Tally()
+                # The scratch tally is never read: its counts may pile up, and a violation there raises below.
                 if self.memo and not found:
                     self.verdicts[step_key] = image
             if found or image.exercised != verdict.exercised or image.history != verdict.history:
@@ -1907,10 +1909,13 @@ class Expander:
         tally = self.tally
         # The step's coverage is counted on its own (the verdict keeps it), then added to the tally's.
         coverage = tally.coverage
-        tally.coverage = Counter()
+        # One counter, emptied per step, rather than a new one each time (the checks judge as many steps again).
+        own = self.step_coverage
+        own.clear()
+        tally.coverage = own
         held: list[str] = []
         found = self.edge_judge(step, index, tally, monitor.count_coverage, held)
-        gained = tuple(tally.coverage.items())
+        gained = tuple(own.items())
         tally.coverage = coverage
         if gained:
             coverage.update(dict(gained))

@@ -47,7 +47,7 @@ Scope choices (where hooks.md is silent; a safety guard's reading):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -62,9 +62,6 @@ from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_sha
 from properties.hooks.spec_outcome import expected_failed
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.names import REFUSAL_KINDS
-
-if TYPE_CHECKING:
-    from properties.hooks.monitor import HookMonitor
 
 #: Tool ids whose receipts may be empty lookups (hooks.md: the command is the record's ``command``).
 EXEC_TOOLS = frozenset({"exec", "openclaw:core:exec"})
@@ -108,7 +105,13 @@ class HookStep:
     expect_admit: "bool | None"
     #: Per record of G: the call id whose receipt stopped the run, as of that record (None: no receipt did).
     tripped_by: list
-    monitor: "HookMonitor"
+    #: The sequence so far, as it stood before this step (the step carries it, not the monitor: a step record is
+    #: a value, judged the same whoever holds it; issue 18). Every step so far was in H1's scope (and this one):
+    in_h1_scope: bool
+    #: An earlier step of this sequence admitted a call on G.
+    admitted_before: bool
+    #: The instruction text a refused boundary showed at an earlier trip (None: none yet).
+    instruction_seen: "str | None"
     #: Per record of G: what a refused boundary of a stopped run must show ("instruction", "stop"), else None.
     shown: list = attrs.field(factory=list)
     #: Per record of G: H3's oracle after that hook (``earlier_view``); None once an allowance applied.
@@ -132,7 +135,7 @@ class HookStep:
 def h1_order_independence(step: HookStep) -> Outcome:
     """After-first and persist-first delivery leave the guard in the same state after every hook, with the same
     decisions and persisted copies, and the same memories after every step (every sequence in H1's scope)."""
-    if not step.monitor.in_h1_scope:
+    if not step.in_h1_scope:
         return False, None
     left, right = step.records["G"], step.records["M"]
     for position, (a, b) in enumerate(zip(left, right)):
@@ -187,10 +190,10 @@ def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
     g = step.records["G"]
     end = g[-1].state if g else step.start["G"]
     budget = end.budget
-    if step.earlier is None or budget.deferrals_used or budget.free_used or step.monitor.admitted or any(record.admitted for record in g):
+    if step.earlier is None or budget.deferrals_used or budget.free_used or step.admitted_before or any(record.admitted for record in g):
         return False, None
     exercised = budget.terminal or (bool(step.earlier) and step.earlier[-1].stopped)
-    instruction = step.monitor.instruction_seen
+    instruction = step.instruction_seen
     for record, view in zip(g, step.earlier):
         if view.missing:
             return True, f"{record.hook}: {view.missing}"

@@ -225,7 +225,7 @@ class HookMonitor:
         earlier = follow_earlier(self.earlier, records["G"], event) if self.earlier is not None else None
         step = HookStep(
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
-            expect, tripped_by, self, shown, earlier,
+            expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:

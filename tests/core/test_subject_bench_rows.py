@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from properties.hooks.bench import bench_hooks
 from properties.navigation.bench import bench_navigation
 from properties.subject import available
@@ -23,3 +27,13 @@ def test_the_navigation_rows_check_more_than_one_version_runs() -> None:
     result = bench_navigation(count=60, repeats=1)
     # Checking runs production and the reference, then judges: more than production alone.
     assert result["ratio"] > 1.0, result
+
+
+def test_only_the_default_run_refuses_a_subject_or_skipping_the_run_in_one_line() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for extra in (["--skip-default-run"], ["--subject", "budget"]):
+        done = subprocess.run([sys.executable, "-m", "properties.bench", "--only-default-run", "--quiet", *extra],
+                              cwd=root, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip().splitlines() == [
+            "python -m properties.bench: --only-default-run: not with --skip-default-run or --subject"]
