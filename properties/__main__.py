@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     only = tuple(selected) if args.only else None
-    # Before any worker forks: what the state machines draw depends on the modules imported (import_drivers).
+    # Before any worker forks, so that no worker imports them again (import_drivers).
     import_drivers()
     tasks = plan(subjects, args, seed, profile, mode, only)
     # On stderr only, and read from a pipe made before any worker is forked (properties/progress.py).

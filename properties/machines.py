@@ -48,6 +48,35 @@ class MachineOutcome:
     seconds: float = 0.0
 
 
+@attrs.define
+class StatefulResult:
+    """What a subject's ``stateful`` driver ran and found (one shape for every subject)."""
+
+    seed: int
+    profile: str
+    examples: int
+    seconds: float = 0.0
+    #: The first failure the machine recorded (its events, its violation), or None.
+    failure: "tuple[Any, Any] | None" = None
+    error: str = ""
+    #: Steps the machine judged (a subject that counts them).
+    steps: int = 0
+    #: Events the machine reached, by name (a subject that reports them).
+    reached: dict[str, int] = attrs.field(factory=dict)
+
+
+def stateful_result(seed: int, profile: str, chosen: settings, outcome: MachineOutcome, own: Any, tally: Any) -> StatefulResult:
+    """The driver's result, with what the machine counted in ``own`` (a tally of its own) merged into ``tally``.
+
+    Shrinking replays failing examples, and each replay records its violation: only the first failure (the
+    one reported, minimal when shrinking ran) stays in the tally."""
+    result = StatefulResult(seed, profile, chosen.max_examples, outcome.seconds, outcome.failure, outcome.error, own.steps)
+    if result.failure is not None:
+        own.violations[:] = [result.failure[1]]
+    tally.merge(own)
+    return result
+
+
 def _watched(machine: type, examples: int) -> type:
     """``machine`` reporting each finished example to the live progress (``properties.progress``).
 

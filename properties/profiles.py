@@ -18,6 +18,8 @@ import sys
 
 from hypothesis import HealthCheck, Phase, settings
 
+from properties import drawn_constants
+
 _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_QUIET)
@@ -54,3 +56,6 @@ def load() -> str:
     name = chosen_profile()
     settings.load_profile(name)
     return name
+
+# Before anything is drawn: Hypothesis's pool of constants stays the code under test's, whatever is imported later.
+drawn_constants.pin()

@@ -208,6 +208,12 @@ class Bench:
     check_options: "Callable[[argparse.Namespace], str] | None" = None
 
 
+def print_rows(run: "Callable[[Any, Callable[[str, str, str], None]], Any]") -> int:
+    """Run one subject's bench rows on their own (``python -m properties.<subject>.bench``), a line per row."""
+    run(None, lambda name, value, note: print(f"{name:<44} {value:>12}  {note}"))
+    return 0
+
+
 @attrs.frozen
 class Partings:
     """How a subject's monitor compares production with its reference (issue 24 part 4), read when an
@@ -331,16 +337,13 @@ def all_invariants() -> dict[str, Invariant]:
 
 
 def import_drivers() -> None:
-    """Import every subject's driver modules (``Lazy``), whichever subjects a run selects.
+    """Import every subject's driver modules (``Lazy``), whichever subjects a run selects, before workers fork.
 
-    Why (found while checking issue 18's "same seed, same steps"): Hypothesis (6.131 and later) draws, with
-    probability 0.05 per draw, a constant taken from the source of every *local* module in ``sys.modules``
-    (``hypothesis.internal.conjecture.providers``, its "local constants"). So a state machine's examples depend
-    on which project modules are imported when it runs, not on the seed alone: the budget machine's step count
-    changed when a new module was imported. ``python -m properties`` therefore imports the same modules before
-    any driver runs (every subject's drivers, as it did when ``subject.py`` imported them eagerly), so a run's
-    steps depend on the seed and the tree, not on ``--subject`` or on the order workers import things. Any change
-    to a local module's constants (a new subject, a moved literal) still changes the machines' examples."""
+    Each forked worker then finds them imported instead of importing them again. This once also kept the
+    state machines' draws from depending on ``--subject`` (Hypothesis draws constants from every local module
+    loaded); that is now ``properties.drawn_constants``'s job, which pins the pool to ``guard/`` and
+    ``reference/``: the one import order left to chance (what a worker's earlier tasks imported) no longer
+    reaches the draws either."""
     for subject in available():
         for driver in subject.drivers:
             if isinstance(driver.run, Lazy):

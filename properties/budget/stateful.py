@@ -39,7 +39,7 @@ import attrs
 from hypothesis import event, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from properties.machines import driver_settings, run_machine
+from properties.machines import StatefulResult, driver_settings, run_machine, stateful_result
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
 from properties.budget.copies import SPEC_LIMITS, default_copies
 from properties.budget.generate import BAD_IDS, PARAMS, REMEDY, NO_REMEDY, ROUND, STOP
@@ -287,18 +287,6 @@ class BudgetMachine(RuleBasedStateMachine):
             event("P: a remedy is pending")
 
 
-@attrs.define
-class StatefulResult:
-    seed: int
-    profile: str
-    examples: int
-    steps: int = 0
-    seconds: float = 0.0
-    failure: "tuple[list[Event], Violation] | None" = None
-    error: str = ""
-    reached: dict[str, int] = attrs.field(factory=dict)
-
-
 def machine_for(run: MachineRun) -> type:
     """A subclass of ``BudgetMachine`` bound to ``run`` (what it checks, which copies, where it counts)."""
     return type("BudgetMachine", (BudgetMachine,), {"run": run})
@@ -320,12 +308,6 @@ def run_stateful(
     run = MachineRun(only=only, copies=copies or default_copies)
     chosen = driver_settings(profile, examples, steps_per_example, shrink)
     outcome = run_machine(machine_for(run), chosen, seed, lambda: run.failure)
-    result = StatefulResult(seed=seed, profile=profile, examples=chosen.max_examples, seconds=outcome.seconds,
-                            failure=outcome.failure, error=outcome.error)
-    result.steps = run.tally.steps
+    result = stateful_result(seed, profile, chosen, outcome, run.tally, tally)
     result.reached = dict(run.reached)
-    if result.failure is not None:
-        # Shrinking replays many failing examples; the run reports the minimal one.
-        run.tally.violations[:] = [result.failure[1]]
-    tally.merge(run.tally)
     return result

@@ -26,6 +26,7 @@ import time
 from typing import Any, Callable
 
 from properties.catalogue import Tally
+from properties.subject import print_rows
 from properties.hooks.deliver import deliver, make_guard
 from properties.hooks.generate import sequences
 from properties.hooks.monitor import new_monitor
@@ -70,8 +71,7 @@ def run(_args: Any, add: Callable[[str, str, str], None]) -> tuple[list[tuple[st
 
 
 def main() -> int:
-    run(None, lambda name, value, note: print(f"{name:<44} {value:>12}  {note}"))
-    return 0
+    return print_rows(run)
 
 
 if __name__ == "__main__":

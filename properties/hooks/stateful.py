@@ -20,7 +20,7 @@ import attrs
 from hypothesis import event, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from properties.machines import driver_settings, run_machine
+from properties.machines import StatefulResult, driver_settings, run_machine, stateful_result
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.events import HookEvent, HookSequence
@@ -117,14 +117,6 @@ class HookMachine(RuleBasedStateMachine):
             self.monitor.finish(builder.build())
 
 
-@attrs.define
-class StatefulResult:
-    examples: int
-    seconds: float = 0.0
-    failure: "tuple[HookSequence, Violation] | None" = None
-    error: str = ""
-
-
 def machine_for(run: MachineRun) -> type:
     return type("HookMachine", (HookMachine,), {"run": run})
 
@@ -142,9 +134,4 @@ def run_stateful(
     run = MachineRun(only=only)
     chosen = driver_settings(profile, examples, steps_per_example, shrink)
     outcome = run_machine(machine_for(run), chosen, seed, lambda: run.failure)
-    result = StatefulResult(examples=chosen.max_examples, failure=outcome.failure, error=outcome.error,
-                            seconds=outcome.seconds)
-    if result.failure is not None:
-        run.tally.violations[:] = [result.failure[1]]
-    tally.merge(run.tally)
-    return result
+    return stateful_result(seed, profile, chosen, outcome, run.tally, tally)

@@ -24,7 +24,6 @@ The standalone machine (HypoFuzz's target) makes one per example instead
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import attrs
 from hypothesis import event, strategies as st
@@ -35,7 +34,7 @@ from properties.catalogue import Tally
 from properties.lookup import generate
 from properties.lookup.events import Receipt
 from properties.lookup.monitor import Monitor, new_monitor
-from properties.machines import driver_settings, run_machine
+from properties.machines import StatefulResult, driver_settings, run_machine, stateful_result
 
 #: At most this many steps before the last lookup (the generator's own chains have up to three).
 MOST_STEPS = 3
@@ -129,16 +128,6 @@ def standalone() -> type:
     return machine_class(Tally())
 
 
-@attrs.define
-class StatefulResult:
-    seed: int
-    profile: str
-    examples: int
-    seconds: float = 0.0
-    failure: "tuple[list[Any], Any] | None" = None
-    error: str = ""
-
-
 def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None" = None, steps: int = 8,
                  only: "tuple[str, ...] | None" = None, shrink: bool = True) -> StatefulResult:
     """Run the machine with ``seed`` under ``profile``; what it checked is merged into ``tally``."""
@@ -152,9 +141,4 @@ def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None
     finally:
         for made in monitors:
             made.close()
-    result = StatefulResult(seed, profile, chosen.max_examples, outcome.seconds, outcome.failure, outcome.error)
-    if result.failure is not None:
-        # Shrinking replays failing examples; only the first failure is reported.
-        own.violations[:] = [result.failure[1]]
-    tally.merge(own)
-    return result
+    return stateful_result(seed, profile, chosen, outcome, own, tally)

@@ -23,6 +23,7 @@ import time
 from typing import Any, Callable
 
 from properties.catalogue import Tally
+from properties.subject import print_rows
 from properties.navigation.generate import random_scenario
 from properties.navigation.monitor import new_monitor
 from properties.navigation.scenario import run as play
@@ -63,8 +64,7 @@ def run(_args: Any, add: Callable[[str, str, str], None]) -> tuple[list[tuple[st
 
 
 def main() -> int:
-    run(None, lambda name, value, note: print(f"{name:<44} {value:>12}  {note}"))
-    return 0
+    return print_rows(run)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,11 @@ AssertionError naming the invariant, and Hypothesis shrinks it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
-import attrs
 from hypothesis import event, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from properties.machines import driver_settings, run_machine
+from properties.machines import StatefulResult, driver_settings, run_machine, stateful_result
 from properties import profiles  # noqa: F401  (registers the profiles)
 from properties.catalogue import Tally
 from properties.navigation.generate import BUCKET, DELEGATIONS, RESULT_KINDS, SOURCES, TEARDOWNS, TIMEOUTS, Builder
@@ -134,16 +132,6 @@ def standalone() -> type:
     return machine_class(Tally())
 
 
-@attrs.define
-class StatefulResult:
-    seed: int
-    profile: str
-    examples: int
-    seconds: float = 0.0
-    failure: "tuple[list[Any], Any] | None" = None
-    error: str = ""
-
-
 def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None" = None, steps: int = 25,
                  only: "tuple[str, ...] | None" = None, shrink: bool = True) -> StatefulResult:
     """Run the machine with ``seed`` under ``profile``; what it checked is merged into ``tally``."""
@@ -151,9 +139,4 @@ def run_stateful(seed: int, profile: str, tally: Tally, *, examples: "int | None
     failures: list = []
     chosen = driver_settings(profile, examples, steps, shrink)
     outcome = run_machine(machine_class(own, only, failures), chosen, seed, lambda: failures[0] if failures else None)
-    result = StatefulResult(seed, profile, chosen.max_examples, outcome.seconds, outcome.failure, outcome.error)
-    if result.failure is not None:
-        # Shrinking replays failing examples; only the first failure is reported.
-        own.violations[:] = [result.failure[1]]
-    tally.merge(own)
-    return result
+    return stateful_result(seed, profile, chosen, outcome, own, tally)
