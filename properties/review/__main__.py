@@ -35,6 +35,7 @@ line, for a BASE that does not resolve, a dirty tree, or a bad command line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -46,6 +47,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
+from properties import progress
 from properties.cli import whole_number
 from properties.paths import ROOT, shared_dir
 from properties.review import behaviour, changes, render
@@ -82,6 +84,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--database", metavar="URL", default=os.environ.get("GUARD_FUZZ_DATABASE") or None,
                         help="a fuzz fleet's example database (redis://... or a directory): its stored failures are "
                              "replayed against HEAD (default: $GUARD_FUZZ_DATABASE)")
+    parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
     parser.add_argument("--show", type=Path, metavar="FILE", help="replay a saved distinguishing item, BASE beside HEAD")
     return parser.parse_args(argv)
 
@@ -361,7 +364,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="guard-review-"))
     tree = None
+    # Progress on stderr (issue 23): one line naming the phase; a verdict's and mutmut's own lines beside it.
+    display = contextlib.ExitStack()
+    display.enter_context(progress.shown(args.quiet, title="review"))
+    display.enter_context(progress.line("review"))
     try:
+        _phase("the changed rules")
         tree = add_worktree(base, work / "base")
         # Part 1.
         base_files, head_files = changes.files_at(ROOT, base), changes.files_at(ROOT, head)
@@ -385,6 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         exhaustive_started = time.monotonic()
         exhaustive = None if args.no_exhaustive else start_exhaustive(tree, work, exhaustive_json, base, head, seed)
         # Part 2.
+        _phase("behaviour side by side")
         step = time.monotonic()
         counts = {"budget": args.traces, "hooks": args.sequences, "navigation": args.scenarios}
         comparisons, items = compare_behaviour(ROOT, tree, work, seed, {k: v for k, v in counts.items() if v})
@@ -413,12 +422,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Part 4: the change's own tests on both sides.
         from mutations import review as mutation_review
 
+        _phase("the change's tests on both sides")
         step = time.monotonic()
         test_files, changed_test_names = mutation_review.changed_tests(ROOT, base)
         sides = mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
         timings["changed tests"] = time.monotonic() - step
         print(f"review: {len(test_files)} changed test files; {len(sides.fail_on_base)} tests fail on BASE's guard, "
               f"{len(sides.pass_on_both)} pass on both ({timings['changed tests']:.1f} s)", flush=True)
+        _phase("both verdicts")
         verdicts = {}
         for name, process in running.items():
             process.wait()
@@ -444,10 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.no_mutants:
             mutation_note = "not run (--no-mutants): new survivors unknown"
         elif units or entry_ids:
+            _phase("mutation of the change")
             step = time.monotonic()
             mutmut_result, catalogue_result, copy = mutation_review.mutate_changed(
                 ROOT, units, entry_ids, work / "mutations", args.jobs, seed)
             timings["mutation"] = time.monotonic() - step
+        _phase("the report")
         data = render.build(
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
             reference_changed=reference_changed, adopted=adopted, comparisons=comparisons, saved=saved, verdicts=verdicts,
@@ -468,9 +481,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties.review: {error}", file=sys.stderr)
         return 2
     finally:
+        display.close()
         if tree is not None:
             remove_worktree(tree)
         shutil.rmtree(work, ignore_errors=True)
+
+
+#: The review's phases, as its live progress line names them (issue 23): the label's line says which one runs.
+PHASES = ("the changed rules", "behaviour side by side", "the change's tests on both sides", "both verdicts",
+          "mutation of the change", "the report")
+
+
+def _phase(name: str) -> None:
+    """Show ``name`` on the review's progress line (nothing without a display)."""
+    progress.update("review", done=PHASES.index(name), total=len(PHASES), unit="phases done", phase=name, force=True)
 
 
 def _ok(report: dict[str, Any] | None) -> str:

@@ -114,6 +114,9 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_
     assert "no behaviour change, equality proved to the fixpoint in scopes small c1 t2, small c2 t2, small c1 t3" \
         in "\n".join(markdown.splitlines()[:15])
     assert f"seed {SEED}" in done.stdout
+    # Its live progress, off a terminal: plain lines on stderr naming the phase, never on stdout (issue 23).
+    assert re.search(r"^progress: review: \d/6 phases done, [a-z' ]+, \d+ s$", done.stderr, re.M), done.stderr[-3000:]
+    assert "progress:" not in done.stdout
 
 
 def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
