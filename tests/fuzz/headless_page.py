@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -45,6 +47,8 @@ class HeadlessPage:
         self.process = subprocess.Popen(
             [chromium, *FLAGS, "--remote-debugging-pipe", f"--user-data-dir={self.profile.name}", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_fds_3_and_4, close_fds=False,
+            # Its own process group: Chromium's helpers (zygote, utility processes) end with it on close.
+            start_new_session=True,
         )
         os.close(commands_read)
         os.close(answers_write)
@@ -108,7 +112,23 @@ class HeadlessPage:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self.profile.cleanup()
+        # A helper that outlived the browser may still be writing into the profile (CI once failed removing it:
+        # "Directory not empty: 'Default'"): end the whole group, then remove the profile, retrying briefly.
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for attempt in range(10):
+            try:
+                shutil.rmtree(self.profile.name)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                if attempt == 9:
+                    raise
+                time.sleep(0.5)
+        self.profile.cleanup()  # nothing left to remove: only detaches its finalizer
 
     def __enter__(self) -> "HeadlessPage":
         return self
