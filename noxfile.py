@@ -87,6 +87,15 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def margins(session: nox.Session) -> None:
+    """Each coverage count's lowest over many seeds against its minimum: ``nox -s margins -- --seeds 200-224``
+    (``--subject``, ``--profile``; properties/seed_margins.py). A minimum must hold on every seed CI may draw."""
+    # The verdict it runs per seed writes its coverage figure too (matplotlib).
+    _install(session, RUNTIME, FIGURES)
+    session.run("python", "-m", "properties.seed_margins", *session.posargs, env=ENV)
+
+
+@nox.session
 def mutants(session: nox.Session) -> None:
     """mutmut over guard/ plus the rule catalogue and the red check; ``-- --verdict-alone``: mutmut's mutants judged
     by the property verdict alone (a seeded sample of 300, ``--all`` for every mutant; mutations/verdict_alone.py)."""

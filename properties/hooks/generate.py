@@ -32,7 +32,7 @@ from properties.hooks.shapes import BASE_KINDS, BINDINGS, DISGUISES, kind_name
 #: Playground sequences lean on the router's refusals and the remedy, or an admission would be rare.
 PLAYGROUND_WEIGHTED = BASE_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_write",) * 4
 #: Website sequences lean on failures and inspections, or a deferral at the fuse would be rare.
-WEBSITE_WEIGHTED = BASE_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup") * 2
+WEBSITE_WEIGHTED = BASE_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup", "lookup_error") * 2
 #: The first call after a Playground trip, by what it tests (seed 002).
 AFTER_TRIP = ("remedy", "remedy", "remedy", "bad_write", "nested_remedy", "other_run_remedy", "router_off", "forfeit", "cancel", "read")
 #: The order policies of a sequence.

@@ -415,6 +415,10 @@ COVERAGE_MINIMUMS = {
     "refused searches reading nothing found": 20,
     "trips after model calls": 20,
     "events carrying an error": 20,
+    # A search's receipt carrying an error line: the classifier must read the receipt's text, not just its exit.
+    "searches exiting 1 with an error line": 20,
+    # A kept record that passed under a receipt saying isError: the receipt's own word must still count.
+    "kept records their receipt contradicts": 20,
 }
 
 

@@ -295,6 +295,11 @@ class HookMonitor:
                 coverage["inspection tool with other results"] += 1
             if counted and wrapped:
                 coverage["direct kinds through Tool Search"] += 1
+            if counted and base == "lookup_error":
+                coverage["searches exiting 1 with an error line"] += 1
+            if (counted and base == "passed_error_receipt" and shape.record is not shape.live and not refused
+                    and any(r.hook == "record_tool_result" and r.returned is True for r in records)):
+                coverage["kept records their receipt contradicts"] += 1
             if kind_error(event.kind) is not None and any(r.hook == "after_tool_call" and r.counted for r in records):
                 coverage["events carrying an error"] += 1
             if refused and own and counted:

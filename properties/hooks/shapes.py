@@ -107,7 +107,8 @@ _WRAPPED_INSPECTIONS = {"ts_invalid": INVALID, "ts_no_match": NO_MATCH, "ts_pass
 PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy")
 #: Every call kind the generators draw as such (each may also be drawn in the variants ``kind_name`` spells).
 BASE_KINDS = (
-    "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "fetch_fail", "invalid", "no_match",
+    "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "lookup_error", "fetch_fail", "invalid",
+    "no_match", "passed_error_receipt",
     "incomplete", "measured", "passed", "passed_page_errors", "ts_invalid", "ts_no_match", "ts_passed",
     "describe_fail", "search", "big_read",
 ) + PLAYGROUND_KINDS
@@ -194,6 +195,12 @@ def _base_shape(kind: str, index: int) -> Shape:
     if kind in _DIRECT_INSPECTIONS:
         result = _DIRECT_INSPECTIONS[kind]
         return Shape(INSPECTION_TOOL, INSPECT_ARGS, result, capped(result), result)
+    if kind == "passed_error_receipt":
+        # The tool's own record says the inspection passed, the host's receipt says isError (issue 24: hooks.md ties
+        # the record to the call, not to what the host then delivers; the guard's documented choice, restated in
+        # ``spec_outcome``: the receipt's isError still fails the call). Every other kind's record is its receipt.
+        receipt = {**PASSED, "isError": True}
+        return Shape(INSPECTION_TOOL, INSPECT_ARGS, receipt, capped(receipt), PASSED)
     if kind in _WRAPPED_INSPECTIONS:
         inner = _WRAPPED_INSPECTIONS[kind]
         live = envelope(inner)
@@ -206,6 +213,9 @@ def _base_shape(kind: str, index: int) -> Shape:
         "lookup": ("exec", {"command": "grep -n foo a.js"}, exec_result(1)),
         # A failing build whose receipt claims a search's command: the command must come from the record.
         "lying_lookup": ("exec", {"command": f"make {index}"}, exec_result(1, "", command="grep -n foo a.js")),
+        # A search that exits 1 and says why: an error line is no "nothing found" (classifiers.md, seed 000), so
+        # the classifier must be handed the receipt's text (issue 24: every other generated search printed nothing).
+        "lookup_error": ("exec", {"command": "grep -n foo a.js"}, exec_result(1, "grep: a.js: No such file or directory")),
         "fetch_fail": ("web_fetch", {"url": f"https://example.com/{index}"}, failure()),
         "describe_fail": ("tool_call", {"id": "tool_describe", "args": {"name": "x"}}, failure("Unknown tool id")),
         "search": ("tool_search", {"query": f"q{index}"}, ok()),

@@ -175,6 +175,40 @@ def valid_chain(chooser: Chooser, most_steps: int = 4) -> Chain:
     return Chain(cd, tuple(steps), joiners)
 
 
+#: A pattern no workspace file holds, and the root-level files a directed chain searches (each exists in
+#: ``programs.FILE_CONTENTS``, so a plain search of ABSENT in one exits 1, never 2).
+ABSENT = "nosuchname_zz"
+ABSENT_FILES = ("ui.js", "app.py", "README.md", "src/game.js")
+#: The two shapes ``directed_chain`` builds; each reaches a coverage name random chains reach only by chance.
+DIRECTED_SHAPES = ("short-circuit", "semicolons")
+
+
+def absent_search(chooser: Chooser, rg_allowed: bool) -> tuple[str, ...]:
+    """A lookup that exits 1 for certain: no option that could change its status (``-v``, ``-c`` with rg).
+    rg only where ``lookup_argv`` allows it, as the last lookup (the grammar takes it nowhere else)."""
+    name = chooser.choice(("grep", "egrep", "fgrep") + (("rg",) if rg_allowed else ()))
+    return (name, chooser.choice(("-n", "-F", "-i", "-w")), ABSENT, chooser.choice(ABSENT_FILES))
+
+
+def directed_chain(chooser: Chooser, shape: str) -> Chain:
+    """A chain of the accepted grammar built to reach one coverage name on every seed.
+
+    ``short-circuit``: ``absent-search && step && ... && lookup`` -- the absent search decides the
+    exit of 1 and the steps after it never run ("decided before the last step"; random chains reach it
+    only when a random search happens to find nothing and every later joiner is ``&&``, 1-12 times in 80).
+    ``semicolons``: ``step ; step ; ... ; absent-search`` ("last lookup alone exits 1"). Neither takes
+    ``cd DIR &&``: the searched files are named from the workspace's root.
+    """
+    count = chooser.integer(0, 2)
+    middle = [step(chooser) for _ in range(count)]
+    if shape == "short-circuit":
+        steps = [(absent_search(chooser, False),)] + middle + [(lookup_argv(chooser, True),)]
+        return Chain(None, tuple(steps), ("&&",) * (count + 1))
+    if shape == "semicolons":
+        return Chain(None, tuple(middle + [(absent_search(chooser, True),)]), (";",) * count)
+    raise ValueError(f"unknown directed shape {shape!r}")
+
+
 # ------------------------------------------------------------------ rendering
 
 

@@ -486,7 +486,10 @@ BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 #: Coverage counts a default run must reach. The first ten are at least 20 each; the issue-24 dimensions (from
 #: "reply in the slice of a bound" on) are a third of the lowest count that ``python -m properties --subject
 #: navigation`` reached with seeds 1, 3 and 7, so a generator change that starves one is noticed while a seed's
-#: spread is not (the measured counts are in README.md, "The verdict alone").
+#: spread is not (the measured counts are in README.md, "The verdict alone"). CI draws a fresh seed on every
+#: run, and three counts of about 20 spread further than three seeds showed: over seeds 200-224 they fell to
+#: 20 (cancel during synthesis), 19 (teardown ending exactly at the work deadline) and 11 (evidence at the
+#: cap's edge), so their minimums are a third of those lows.
 COVERAGE_MINIMUMS = {
     "bound tool_calls": 20,
     "bound no_progress": 20,
@@ -507,7 +510,7 @@ COVERAGE_MINIMUMS = {
     "teardown past the work deadline": 310,
     "cancel before the first slice ended": 37,
     "cancel during teardown": 28,
-    "cancel during synthesis": 8,
+    "cancel during synthesis": 6,
     "cancel after the request ended": 105,
     "synthesis reply that is no answer": 23,
     "synthesis citations outside the bucket": 65,
@@ -515,8 +518,8 @@ COVERAGE_MINIMUMS = {
     "request made at a later clock reading": 520,
     "no work time": 280,
     "reserve of a work time four does not divide": 265,
-    "teardown ending exactly at the work deadline": 7,
-    "evidence at the cap's edge": 6,
+    "teardown ending exactly at the work deadline": 6,
+    "evidence at the cap's edge": 3,
 }
 
 

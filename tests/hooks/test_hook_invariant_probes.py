@@ -166,6 +166,15 @@ def test_h8_catches_an_empty_lookup_read_off_the_exit_code() -> None:
     assert_caught("H8", sequence, lambda patch: patch.setattr(hooks, "lookup_found_nothing", planted), at=0)
 
 
+@PROBED("H8")
+def test_h8_catches_a_search_classified_without_its_output() -> None:
+    """Plants: the classifier is handed no text (``result_text`` returns nothing). Breaks: a search that exits 1
+    and prints an error line found no "nothing" (classifiers.md, seed 000): it is a failure, never a free empty
+    lookup. Issue 24: every generated search used to print nothing, so the verdict could not see this."""
+    sequence = website(Call(0, "lookup_error"))
+    assert_caught("H8", sequence, lambda patch: patch.setattr(hooks, "result_text", lambda result: ""), at=0)
+
+
 @PROBED("H9")
 def test_h9_catches_a_capped_copy_classified_without_its_record() -> None:
     """Plants: a capped persisted copy is not recognised as capped. Breaks: without the tool's record a capped
@@ -209,3 +218,20 @@ def test_h11_catches_a_live_receipt_whose_error_is_dropped() -> None:
 
     sequence = website(Call(0, "read"), Call(1, "read!error", order=AFTER))
     assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "after_tool_call", forgetful), at=1)
+
+
+@PROBED("H11")
+def test_h11_catches_a_kept_record_that_outvotes_its_receipt() -> None:
+    """Plants: once the tool's own record is kept, the receipt's ``isError`` is not read (the live hook is handed
+    the receipt without it). Breaks: with a record, the receipt is still a failure when it says ``isError``
+    (``properties.hooks.spec_outcome``, the guard's documented choice where hooks.md is silent): an inspection
+    whose record passed, delivered as an error, is counted as a success. Issue 24: every generated record used to
+    be its receipt, so the verdict could not see this."""
+    original = ToolLoopGuard.after_tool_call
+
+    def trusting(self: ToolLoopGuard, call_id: Any, tool: Any, params: Any, result: Any, error: Any = None) -> None:
+        kept = {key: value for key, value in result.items() if key != "isError"} if isinstance(result, dict) else result
+        original(self, call_id, tool, params, kept, error)
+
+    sequence = website(Call(0, "passed_error_receipt", order=AFTER))
+    assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "after_tool_call", trusting), at=0)

@@ -145,3 +145,18 @@ def test_the_quick_verdict_judges_l1_to_l4_against_the_real_programs(tmp_path: P
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("lookup   L")]
     assert [(row[1], row[3]) for row in rows] == [("L1", "held"), ("L2", "held"), ("L3", "held"), ("L4", "held")]
     assert all(int(row[5].replace(",", "")) > 0 for row in rows)
+
+
+@pytest.mark.real_programs
+@pytest.mark.parametrize("seed", [0, 14, 3_555_001_728])
+def test_directed_chains_reach_their_coverage_names_on_every_seed(seed: int) -> None:
+    """Each directed chain adds exactly one to its shape's coverage name (seed 14 and 3555001728 drew too few
+    chains decided before their last step to meet the minimum with random chains alone)."""
+    without, with_directed = Tally(), Tally()
+    assert drivers.run_bulk(seed, drivers.Sizes(0, 1, 0), without) is None
+    assert drivers.run_bulk(seed, drivers.Sizes(0, 1, 3), with_directed) is None
+    added = {name: with_directed.coverage[name] - without.coverage[name]
+             for name in ("decided before the last step", "last lookup alone exits 1", "exit 1 for real",
+                          "chains run for real")}
+    assert added == {"decided before the last step": 3, "last lookup alone exits 1": 3, "exit 1 for real": 6,
+                     "chains run for real": 6}
