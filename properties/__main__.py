@@ -172,11 +172,12 @@ def run_task(task: Task) -> DriverResult:
     except (Exception, work_bound.ResourceExhausted) as error:
         import traceback
 
+        name = work_bound.crash_name(error)
         if isinstance(error, work_bound.ResourceExhausted):
-            name, where = "MemoryError", error.where
+            where = error.where
         else:
             last = traceback.extract_tb(error.__traceback__)[-1]
-            name, where = type(error).__name__, f"{Path(last.filename).name}:{last.lineno}"
+            where = f"{Path(last.filename).name}:{last.lineno}"
         running = f" while running {work_bound.running}" if work_bound.running else ""
         return DriverResult(
             task.driver, Tally(), 0.0, status="crashed",

@@ -86,7 +86,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     try:
         return replay_main(argv)
     except (MemoryError, RecursionError, work_bound.ResourceExhausted) as error:
-        name = "MemoryError" if isinstance(error, work_bound.ResourceExhausted) else type(error).__name__
+        name = work_bound.crash_name(error)
         running = f" while running {work_bound.running}" if work_bound.running else ""
         print(f"python -m properties.replay: {name}{running}: the replayed code ran out of "
               "memory or stack", file=sys.stderr)

@@ -9,9 +9,11 @@ command runs the default verdict once per seed, each in its own process
 (``python -m properties --seed S --quiet --out DIR``, so no seed warms
 another's process), reads every run's ``properties.json`` back, and prints,
 per required count, the lowest and median count over the seeds, the minimum,
-and the lowest as a multiple of the minimum, tightest first. It exits 1 when
-some seed missed a minimum (naming the seed and the count), 2 on a bad
-command line or a run that wrote no report.
+and the lowest as a multiple of the minimum, tightest first, then every seed
+whose verdict failed for any other reason (a violated or vacuous invariant, a
+crash), with the report's reasons. It exits 1 when some seed missed a minimum
+(naming the seed and the count) or failed, 2 on a bad command line or a run
+that wrote no report.
 
 A minimum is safe when the lowest stays well above it: for a count that is
 a sum of many rare chances the spread is about the square root of the
@@ -178,7 +180,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for margin, seed in missed:
         print(f"seed {seed} missed {margin.subject} {margin.name!r}: "
               f"{dict(margin.counts)[seed]:,} < {margin.minimum:,}")
-    return 1 if missed else 0
+    failed = failures(reports)
+    for seed, reasons in failed:
+        print(f"seed {seed} failed: {'; '.join(reasons)}")
+    return 1 if missed or failed else 0
+
+
+def failures(reports: Sequence[tuple[int, dict[str, Any]]]) -> list[tuple[int, list[str]]]:
+    """The seeds whose verdict failed, with its reasons (a coverage shortfall among them)."""
+    return [(seed, [str(reason) for reason in data.get("reasons") or ["no reason given"]])
+            for seed, data in reports if data.get("ok") is not True]
 
 
 if __name__ == "__main__":

@@ -85,6 +85,11 @@ class ResourceExhausted(BaseException):
         super().__init__(message)
 
 
+def crash_name(error: BaseException) -> str:
+    """The exception's name as a crash report gives it: a ``ResourceExhausted`` is the ``MemoryError`` it stands for."""
+    return "MemoryError" if isinstance(error, ResourceExhausted) else type(error).__name__
+
+
 def exhausted(error: MemoryError) -> ResourceExhausted:
     """``error`` as a ``ResourceExhausted``, with the frames that ran out of memory cleared (their locals released).
 

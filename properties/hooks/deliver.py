@@ -60,6 +60,7 @@ def make_guard(sequence: HookSequence, allowances: bool = True) -> ToolLoopGuard
     return ToolLoopGuard(
         run=RUN, session=SESSION, budget=SpyBudget(limits=Limits(**dict(sequence.limits))), allowances=allowances,
         routing=RoutingState() if sequence.playground else None, strict_stop=sequence.strict_stop,
+        root=sequence.root,
     )
 
 

@@ -81,6 +81,10 @@ class HookSequence:
     #: The exhaustive model (``properties.hooks.model``) runs under them, and its saved files carry them so that
     #: a replay judges the run it found; the guards and H3's reference budget both take them.
     limits: tuple[tuple[str, int], ...] = ()
+    #: The guard's configured absolute workspace root (``ToolLoopGuard.root``), or None: classifiers.md strips
+    #: it from a write's path before the router's project rules read it (issue 24: a remedy written by its
+    #: absolute path is a remedy exactly when the guard knows the root).
+    root: "str | None" = None
 
     @property
     def order_policy(self) -> str:

@@ -27,14 +27,18 @@ from typing import Any
 import attrs
 
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
-from properties.hooks.shapes import BASE_KINDS, BINDINGS, DISGUISES, kind_name
+from properties.hooks.shapes import BASE_KINDS, BINDINGS, DISGUISES, WORKSPACE_ROOT, kind_name
 
 #: Playground sequences lean on the router's refusals and the remedy, or an admission would be rare.
 PLAYGROUND_WEIGHTED = BASE_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_write",) * 4
 #: Website sequences lean on failures and inspections, or a deferral at the fuse would be rare.
 WEBSITE_WEIGHTED = BASE_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup", "lookup_error") * 2
 #: The first call after a Playground trip, by what it tests (seed 002).
-AFTER_TRIP = ("remedy", "remedy", "remedy", "bad_write", "nested_remedy", "other_run_remedy", "router_off", "forfeit", "cancel", "read")
+AFTER_TRIP = ("remedy", "remedy", "remedy", "bad_write", "nested_remedy", "other_run_remedy", "router_off", "forfeit", "cancel", "read",
+              "remedy_rooted", "remedy_rooted")
+#: Playground sequences whose guard is configured with ``WORKSPACE_ROOT`` (drawn last, so the events a seed
+#: draws do not depend on it): a rooted remedy is admitted exactly there (issue 24).
+ROOTED_CHANCE = 0.5
 #: The order policies of a sequence.
 POLICIES = (AFTER, PERSIST, "mixed")
 #: Issue 24: each single call's tool, transport and refused receipt are drawn independently of its result
@@ -66,6 +70,8 @@ class Builder:
     #: Keep the sequence inside H1's scope: no rewritten params, capped copies only with the tool's record.
     scoped: bool = True
     strict_stop: bool = False
+    #: The guard's configured workspace root (``HookSequence.root``).
+    root: "str | None" = None
     events: list[HookEvent] = attrs.field(factory=list)
     count: int = 0
 
@@ -138,7 +144,7 @@ class Builder:
         self.call(then, order_pick=order_pick)
 
     def build(self) -> HookSequence:
-        return HookSequence(self.playground, tuple(self.events), strict_stop=self.strict_stop)
+        return HookSequence(self.playground, tuple(self.events), strict_stop=self.strict_stop, root=self.root)
 
 
 def random_sequence(rng: random.Random, length: int) -> HookSequence:
@@ -165,6 +171,8 @@ def random_sequence(rng: random.Random, length: int) -> HookSequence:
                 variant(rng, rng.choice(kinds)), rng.choice(BINDINGS), record=rng.random() < 0.7,
                 capped=rng.random() < 0.6, order_pick=rng.random(),
             )
+    rooted = rng.random() < ROOTED_CHANCE
+    builder.root = WORKSPACE_ROOT if playground and rooted else None
     return builder.build()
 
 

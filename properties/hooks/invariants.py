@@ -419,6 +419,8 @@ COVERAGE_MINIMUMS = {
     "searches exiting 1 with an error line": 20,
     # A kept record that passed under a receipt saying isError: the receipt's own word must still count.
     "kept records their receipt contradicts": 20,
+    # A remedy written by its absolute path under the guard's configured root: the root must reach the check.
+    "remedies admitted by their absolute path": 20,
 }
 
 

@@ -72,6 +72,8 @@ class HookMonitor:
     guards: dict[str, ToolLoopGuard] = attrs.field(factory=dict)
     in_h1_scope: bool = True
     strict_stop: bool = False
+    #: The sequence's workspace root, as the generator configured the guards (H5 reads it, never ``guard.root``).
+    root: "str | None" = None
     #: An admission happened in G so far (H3 compares stops only while none did).
     admitted: bool = False
     #: The call id whose receipt stopped G's run (None: none, or a model call stopped it).
@@ -113,6 +115,7 @@ class HookMonitor:
         self.ran_away = False
         self.model_calls_in_a_row = 0
         self.strict_stop = sequence.strict_stop
+        self.root = sequence.root
         self.tally.traces += 1
 
     def finish(self, sequence: HookSequence) -> None:
@@ -151,7 +154,7 @@ class HookMonitor:
             and routing is not None
             and routing.initialized is True
             # classifiers.md, restated in the harness (never production's binds_new_project).
-            and write_binds_new_project(shape.tool, shape.params, routing, guard.root, guard.read_paths)
+            and write_binds_new_project(shape.tool, shape.params, routing, self.root, guard.read_paths)
         )
 
     def step(self, event: HookEvent) -> list[Violation]:
@@ -295,6 +298,8 @@ class HookMonitor:
                 coverage["inspection tool with other results"] += 1
             if counted and wrapped:
                 coverage["direct kinds through Tool Search"] += 1
+            if base == "remedy_rooted" and self.root is not None and any(record.admitted for record in records):
+                coverage["remedies admitted by their absolute path"] += 1
             if counted and base == "lookup_error":
                 coverage["searches exiting 1 with an error line"] += 1
             if (counted and base == "passed_error_receipt" and shape.record is not shape.live and not refused

@@ -104,7 +104,10 @@ _WRAPPED_INSPECTIONS = {"ts_invalid": INVALID, "ts_no_match": NO_MATCH, "ts_pass
 
 #: Router shapes (Playground): a gated exec, the version probe that runs, the remedy write, a write to a
 #: bare file (refused, not a remedy), a read of the remedy's path.
-PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy")
+PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy", "remedy_rooted")
+#: The workspace root a sequence's guard may be configured with (``HookSequence.root``); ``remedy_rooted``
+#: writes the remedy by its absolute path under it.
+WORKSPACE_ROOT = "/home/agent/workspace"
 #: Every call kind the generators draw as such (each may also be drawn in the variants ``kind_name`` spells).
 BASE_KINDS = (
     "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "lookup_error", "fetch_fail", "invalid",
@@ -224,6 +227,9 @@ def _base_shape(kind: str, index: int) -> Shape:
         "probe": ("exec", {"command": "python3 --version"}, exec_result(0, "Python 3.11.2")),
         "remedy": ("write", {"path": f"Playground/project-{index % 3}/main.py", "content": "x"}, ok()),
         "bad_write": ("write", {"path": f"main{index}.py", "content": "x"}, ok()),
+        # The remedy by its absolute path: a remedy when the guard's root is WORKSPACE_ROOT, else a bad write.
+        "remedy_rooted": ("write", {"path": f"{WORKSPACE_ROOT}/Playground/project-{index % 3}/main.py", "content": "x"},
+                          ok()),
         "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
     }
     tool, params, live = simple[kind]

@@ -8,6 +8,7 @@ Schema ``guard-hook-sequence/1``::
       "invariant": "H5",                      # optional: the invariant it was saved for
       "playground": true, "strict_stop": false,
       "limits": {"consecutive_failures": 2},   # optional: scaled-down limits (the exhaustive model's files)
+      "root": "/home/agent/workspace",         # optional: the guard's configured workspace root
       "events": [
         {"event": "model_call"},
         {"event": "call", "index": 0, "kind": "gate", "binding": "bound",
@@ -20,7 +21,7 @@ Schema ``guard-hook-sequence/1``::
 A call's ``kind`` and ``binding`` are the names of ``properties.hooks.shapes``;
 every call field but ``index`` and ``kind`` has the default shown, as have
 ``name`` (the file's stem), ``invariant`` (none), ``playground`` and
-``strict_stop`` (false). The file is read by ``properties.safe_json``'s rules
+``strict_stop`` (false), ``limits`` (the seeds' own) and ``root`` (none). The file is read by ``properties.safe_json``'s rules
 (regular file, depth and size before parsing, strict numbers, no duplicate
 keys); every field is typed, an unknown one refused, and a file that breaks the
 schema raises ``TraceError`` naming the file and the field path
@@ -40,7 +41,8 @@ from guard.limits import Limits
 from properties.hooks.events import ORDERS, Call, Cancel, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import BINDINGS, CALL_KINDS
 from properties.safe_json import (
-    BOOLEAN, COUNT, LIST, REQUIRED, STRING, TOP, FieldType, check_object, fail, one_of, read_json, show,
+    BOOLEAN, COUNT, LIST, REQUIRED, STRING, STRING_OR_NULL, TOP, FieldType, check_object, fail, one_of, read_json,
+    show,
 )
 from properties.safe_json import JsonFileError as TraceError
 
@@ -62,6 +64,8 @@ def to_json(sequence: HookSequence, name: str, invariant: str = "") -> dict[str,
     data.update(playground=sequence.playground, strict_stop=sequence.strict_stop)
     if sequence.limits:
         data["limits"] = dict(sequence.limits)
+    if sequence.root is not None:
+        data["root"] = sequence.root
     data["events"] = events
     return data
 
@@ -100,6 +104,7 @@ _TOP_FIELDS = {
     "playground": (BOOLEAN, False),
     "strict_stop": (BOOLEAN, False),
     "limits": (LIMITS, {}),
+    "root": (STRING_OR_NULL, None),
     "events": (LIST, REQUIRED),
 }
 
@@ -137,7 +142,7 @@ def from_json(data: Any, source: str) -> tuple[HookSequence, str, str]:
     events = tuple(_event(raw, f"events[{number}]", source) for number, raw in enumerate(values["events"]))
     limits = tuple(sorted(values.get("limits", {}).items()))
     sequence = HookSequence(values.get("playground", False), events, strict_stop=values.get("strict_stop", False),
-                            limits=limits)
+                            limits=limits, root=values.get("root"))
     return sequence, values.get("name") or Path(source).stem, values.get("invariant", "")
 
 

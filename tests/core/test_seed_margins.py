@@ -25,6 +25,12 @@ def test_margins_keep_every_seed_and_sort_the_tightest_first() -> None:
     assert found[0].ratio == 0.75
 
 
+def test_a_seed_whose_verdict_failed_is_named_with_its_reasons() -> None:
+    passed = {**report([("a", "wide", 300, 10, True)]), "ok": True, "reasons": []}
+    violated = {**report([("a", "wide", 300, 10, True)]), "ok": False, "reasons": ["H8 violated"]}
+    assert seed_margins.failures([(1, passed), (2, violated)]) == [(2, ["H8 violated"])]
+
+
 def test_seeds_are_ranges_and_lists_and_bad_ones_are_one_line() -> None:
     assert seed_margins.seeds_of("1,3,200-202,3") == (1, 3, 200, 201, 202)
     assert seed_margins.seeds_text((1, 3, 200, 201, 202)) == "1, 3, 200-202"

@@ -134,3 +134,11 @@ def test_a_monitor_step_restores_the_bound_armed_around_it() -> None:
         with pytest.raises(work_bound.WorkBoundExceeded, match="the caller's bound"):
             for _ in range(1_000_001):
                 work_bound.tick()
+
+
+def test_a_crash_is_named_by_what_it_stands_for() -> None:
+    """Both crash reports (the verdict's driver line, the replay's one line) name an exhausted step ``MemoryError``,
+    the error it replaced, and any other exception by its own name."""
+    assert work_bound.crash_name(work_bound.exhausted(MemoryError())) == "MemoryError"
+    assert work_bound.crash_name(RecursionError("deep")) == "RecursionError"
+    assert work_bound.crash_name(ValueError()) == "ValueError"

@@ -23,6 +23,7 @@ from properties.hooks.events import AFTER, PERSIST, Call, HookSequence, ModelCal
 from properties.hooks.generate import Builder
 from properties.hooks.invariants import BY_ID
 from properties.hooks.monitor import HookMonitor
+from properties.hooks.shapes import WORKSPACE_ROOT
 from properties.probes import Probes
 
 PROBED = Probes()
@@ -125,6 +126,22 @@ def test_h5_catches_an_admission_of_a_write_that_binds_no_project() -> None:
     refusal named): a write to a bare file is admitted."""
     sequence = playground_trip("bad_write")
     assert_caught("H5", sequence, lambda patch: patch.setattr(hooks, "binds_new_project", lambda *args: True), at=5)
+
+
+@PROBED("H5")
+def test_h5_catches_a_remedy_judged_without_the_configured_root() -> None:
+    """Plants: the admission asks whether the call binds a new project without the guard's configured root.
+    Breaks: classifiers.md strips a configured absolute root from a write's path before the project rules read
+    it, so the remedy written by its absolute path under that root is admitted; without the root it reads as an
+    unusable path and the correction is spent. Issue 24: every generated guard used to run without a root."""
+    original = hooks.binds_new_project
+
+    def rootless(tool: Any, params: Any, state: Any, root: Any = None, read_paths: Any = ()) -> bool:
+        return original(tool, params, state, None, read_paths)
+
+    builder = Builder(playground=True, policy=AFTER, root=WORKSPACE_ROOT)
+    builder.trip("remedy_rooted")
+    assert_caught("H5", builder.build(), lambda patch: patch.setattr(hooks, "binds_new_project", rootless), at=5)
 
 
 @PROBED("H6")

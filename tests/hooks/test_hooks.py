@@ -1082,7 +1082,10 @@ def test_bulk_sequences_are_deterministic_for_a_seed() -> None:
 
 
 def test_sequence_files_round_trip(tmp_path) -> None:
-    for sequence in sequences(3, 1, 30):
+    drawn = list(sequences(3, 1, 30))
+    # Rooted and unrooted guards both among them, so the optional root is written and read back as well.
+    assert {sequence.root for sequence in drawn} >= {None, "/home/agent/workspace"}
+    for sequence in drawn:
         path = save_sequence(sequence, tmp_path / "s.json", "s", "H1")
         assert load_sequence(path) == (sequence, "s", "H1")
 
@@ -1090,6 +1093,7 @@ def test_sequence_files_round_trip(tmp_path) -> None:
 @pytest.mark.parametrize("content, field", [
     ("{", "not JSON"), ('{"schema": "x"}', "schema"), ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call"}]}', "events[0].index"),
     ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call", "index": 0, "kind": "nope"}]}', "events[0].kind"),
+    ('{"schema": "guard-hook-sequence/1", "root": 7, "events": []}', "root"),
 ])
 def test_a_malformed_sequence_file_names_the_field(tmp_path, content, field) -> None:
     path = tmp_path / "bad.json"
