@@ -159,7 +159,9 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
         live = persisted = blocked(decision.block_reason)
     if shape.record is not None and call.record and not decision.block:
         # A refused call ran nothing, so its tool recorded nothing either (whatever receipt the host sends).
-        record = _run_hook(guard, "record_tool_result", lambda: guard.record_tool_result(call_id, shape.args, shape.record), state)
+        recorded_under = call.recorded_under
+        record = _run_hook(guard, "record_tool_result",
+                           lambda: guard.record_tool_result(recorded_under, shape.args, shape.record), state)
         records.append(record)
         state = record.state
     tool = other_tool(shape.tool) if call.binding == "other_tool" else shape.tool

@@ -16,7 +16,7 @@ strict stop or not) and its events:
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Any, Union
 
 import attrs
 
@@ -24,6 +24,8 @@ from properties.hooks.shapes import NESTED_PREFIX
 
 AFTER, PERSIST = "after", "persist"
 ORDERS = (AFTER, PERSIST)
+#: The ids a tool's own record may arrive under (``Call.record_id``).
+RECORD_IDS = ("own", "nested", "foreign", "unhashable")
 
 
 @attrs.frozen
@@ -54,10 +56,25 @@ class Call:
     order: str = AFTER
     #: Whether the persisted copy is the host's capped stub (inspection shapes only).
     capped: bool = True
+    #: The id the tool's own record arrives under (``RECORD_IDS``): the call's own, a nested child's, an id no
+    #: call has, or one that is not even a string (issue 24: hooks.md binds a record to "the exact pending call";
+    #: the guard's documented rule for another id is the one fitting Tool Search parent).
+    record_id: str = "own"
 
     @property
     def call_id(self) -> str:
         return f"{NESTED_PREFIX}{self.index}" if self.binding == "nested" else f"call-{self.index}"
+
+    @property
+    def recorded_under(self) -> Any:
+        """The id ``record_tool_result`` is called with (``record_id``): never another call's own id."""
+        if self.record_id == "nested":
+            return f"{NESTED_PREFIX}record-{self.index}"
+        if self.record_id == "foreign":
+            return f"record-{self.index}"
+        if self.record_id == "unhashable":
+            return ["record", self.index]
+        return self.call_id
 
     def flipped(self) -> "Call":
         """The same call with its two result hooks in the other order."""

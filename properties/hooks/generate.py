@@ -39,6 +39,8 @@ AFTER_TRIP = ("remedy", "remedy", "remedy", "bad_write", "nested_remedy", "other
 #: Playground sequences whose guard is configured with ``WORKSPACE_ROOT`` (drawn last, so the events a seed
 #: draws do not depend on it): a rooted remedy is admitted exactly there (issue 24).
 ROOTED_CHANCE = 0.5
+#: The id a single call's record arrives under (issue 24): mostly its own, else each other kind alike.
+RECORD_IDS_WEIGHTED = ("own",) * 12 + ("nested", "foreign", "foreign", "unhashable")
 #: The order policies of a sequence.
 POLICIES = (AFTER, PERSIST, "mixed")
 #: Issue 24: each single call's tool, transport and refused receipt are drawn independently of its result
@@ -80,13 +82,15 @@ class Builder:
             return AFTER if pick < 0.5 else PERSIST
         return self.policy
 
-    def call(self, kind: str, binding: str = "bound", record: bool = True, capped: bool = True, order_pick: float = 0.0) -> None:
+    def call(self, kind: str, binding: str = "bound", record: bool = True, capped: bool = True, order_pick: float = 0.0,
+             record_id: str = "own") -> None:
         if self.scoped:
             if binding == "rewritten":
                 binding = "bound"
             # A capped copy stays in H1's scope only with the tool's own record on a bound call.
             capped = capped and record and binding in ("bound", "nested")
-        self.events.append(Call(self.count, kind, binding, record=record, order=self.order(order_pick), capped=capped))
+        self.events.append(Call(self.count, kind, binding, record=record, order=self.order(order_pick), capped=capped,
+                                record_id=record_id))
         self.count += 1
 
     def model(self) -> None:
@@ -169,7 +173,7 @@ def random_sequence(rng: random.Random, length: int) -> HookSequence:
         else:
             builder.call(
                 variant(rng, rng.choice(kinds)), rng.choice(BINDINGS), record=rng.random() < 0.7,
-                capped=rng.random() < 0.6, order_pick=rng.random(),
+                capped=rng.random() < 0.6, order_pick=rng.random(), record_id=rng.choice(RECORD_IDS_WEIGHTED),
             )
     rooted = rng.random() < ROOTED_CHANCE
     builder.root = WORKSPACE_ROOT if playground and rooted else None

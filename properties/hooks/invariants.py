@@ -116,6 +116,11 @@ class HookStep:
     shown: list = attrs.field(factory=list)
     #: Per record of G: H3's oracle after that hook (``earlier_view``); None once an allowance applied.
     earlier: "list[EarlierView] | None" = None
+    #: Per guard ("G", "M"): whether the tool's own record was kept, and kept for this call (the monitor's
+    #: ``record_expected``; False when none was sent); None when the record went to an id no call has while an
+    #: earlier inspection call of the run was still uncounted, so that which call took it depends on pending
+    #: calls the harness does not restate (H9 and H11 then judge nothing of that guard at this step).
+    record_kept: "dict[str, bool | None]" = attrs.field(factory=dict)
 
     @property
     def call(self) -> "Call | None":
@@ -314,16 +319,16 @@ def h9_capped_copy_fails_closed(step: HookStep) -> Outcome:
         return False, None
     exercised = False
     for guard in ("G", "M"):
-        refused = False
         for record in step.records[guard]:
-            if record.decision is not None and record.decision.block:
-                refused = True
             if record.hook != "tool_result_persist" or not record.counted:
                 continue
             details = record.message.get("details") if isinstance(record.message, dict) else None
             if not (isinstance(details, dict) and details.get("persistedDetailsTruncated") is True):
                 continue
-            with_record = call.record and step.shape.record is not None and call.binding in ("bound", "rewritten") and not refused
+            kept = step.record_kept.get(guard, False)
+            if kept is None:
+                continue
+            with_record = kept and call.binding in ("bound", "rewritten")
             if with_record:
                 continue
             exercised = True
@@ -356,19 +361,30 @@ def h11_failure_as_classified(step: HookStep) -> Outcome:
     """Every counted receipt reaches the budget as a failure exactly when classifiers.md's failed outcome says so
     of what hooks.md has classified: the tool's kept record for a bound call, else the receipt itself, a capped
     copy without a record failing closed, a refused call failing whatever its receipt (issue 24: hooks.md ties
-    the failure to the receipt, never to the tool or the result's shape; ``properties.hooks.spec_outcome``)."""
+    the failure to the receipt, never to the tool or the result's shape; ``properties.hooks.spec_outcome``).
+    Which record that is, is judged too: kept exactly as ``HookStep.record_kept`` expects (hooks.md: for "the
+    exact pending call", never a nested child's; under an id no call has, the one fitting Tool Search parent,
+    guard/hooks.py's documented rule)."""
     call = step.call
     if call is None:
         return False, None
     exercised = False
     for guard in ("G", "M"):
+        kept = step.record_kept.get(guard, False)
+        if kept is None:
+            continue
         record = None
         refused = False
         for hook_record in step.records[guard]:
             if hook_record.decision is not None and hook_record.decision.block:
                 refused = True
-            if hook_record.hook == "record_tool_result" and hook_record.returned is True and step.shape is not None:
-                record = step.shape.record
+            if hook_record.hook == "record_tool_result":
+                exercised = True
+                if (hook_record.returned is True) != kept:
+                    return True, (f"{guard}: the record of {call.call_id} ({call.kind}, {call.binding}) under "
+                                  f"{call.recorded_under!r} kept={hook_record.returned!r}, expected {kept}")
+                if kept and step.shape is not None:
+                    record = step.shape.record
             for call_id, failed, _flags, hook in hook_record.counted:
                 exercised = True
                 bound = step.bound(hook)
@@ -421,6 +437,9 @@ COVERAGE_MINIMUMS = {
     "kept records their receipt contradicts": 20,
     # A remedy written by its absolute path under the guard's configured root: the root must reach the check.
     "remedies admitted by their absolute path": 20,
+    # Records under another id: a nested child's (never kept) and one no call has (kept by the one parent).
+    "records under a nested child's id": 20,
+    "records kept under an id no call has": 20,
 }
 
 
@@ -432,7 +451,8 @@ def event_in_h1_scope(event: HookEvent) -> bool:
         # Only after_tool_call carries the executed params and the event's error: the persist hook cannot see them.
         return False
     shape = call_shape(event.kind, event.index)
-    kept = event.record and shape.record is not None and event.binding in ("bound", "nested")
+    # A record under another id may be kept for another call, or for none: only the call's own id is in scope.
+    kept = event.record and event.record_id == "own" and shape.record is not None and event.binding in ("bound", "nested")
     return not (event.capped and shape.persisted is not shape.live and not kept)
 
 

@@ -74,6 +74,9 @@ class HookMonitor:
     strict_stop: bool = False
     #: The sequence's workspace root, as the generator configured the guards (H5 reads it, never ``guard.root``).
     root: "str | None" = None
+    #: An earlier inspection call of this run may still be pending uncounted, so a record under an id no call
+    #: has could fit it: which call keeps such a record is then not judged (``HookStep.record_kept``).
+    uncounted_inspections: dict[str, bool] = attrs.field(factory=dict)
     #: An admission happened in G so far (H3 compares stops only while none did).
     admitted: bool = False
     #: The call id whose receipt stopped G's run (None: none, or a model call stopped it).
@@ -116,6 +119,7 @@ class HookMonitor:
         self.model_calls_in_a_row = 0
         self.strict_stop = sequence.strict_stop
         self.root = sequence.root
+        self.uncounted_inspections = {"G": False, "M": False}
         self.tally.traces += 1
 
     def finish(self, sequence: HookSequence) -> None:
@@ -229,6 +233,7 @@ class HookMonitor:
         step = HookStep(
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
             expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
+            {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:
@@ -238,10 +243,42 @@ class HookMonitor:
         self.tripped = tripped
         self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
         self.admitted = self.admitted or any(record.admitted for record in records["G"])
+        self.note_uncounted(event, records)
         self.retire_earlier(records["G"], earlier)
         tally.steps += 1
         self.index += 1
         return found
+
+    @staticmethod
+    def record_expected(event: HookEvent, records: list[HookRecord], uncounted: bool) -> "bool | None":
+        """Whether the record a guard's ``record_tool_result`` got at this call is kept for this call (False when none
+        was sent; None when it cannot be told, see ``HookStep.record_kept``). hooks.md: a record is for "the
+        exact pending call" (this run and session, the inspection tool, deep-equal args; the record's args are
+        the call's own), never a nested child's; guard/hooks.py's documented rule: under an id that is no
+        pending call, the one uncounted Tool Search parent that fits, and nothing when several do."""
+        if not isinstance(event, Call) or not any(record.hook == "record_tool_result" for record in records):
+            return False
+        shape = call_shape(event.kind, event.index)
+        fits = event.binding not in NO_FITTING_ENTRY and shape.real_tool == INSPECTION_TOOL
+        if event.record_id == "nested":
+            return False
+        if event.record_id == "own" and event.binding != "no_before":
+            return fits
+        if uncounted:
+            return None
+        return fits and shape.tool == "tool_call"
+
+    def note_uncounted(self, event: HookEvent, records: dict[str, list[HookRecord]]) -> None:
+        """After a call that left a pending inspection entry a later record could fit: did a receipt under its
+        id reach the budget in both guards (the guard marks the entry counted then)? If not, records under ids
+        no call has are judged no further in this sequence."""
+        if not isinstance(event, Call) or event.binding in NO_FITTING_ENTRY:
+            return
+        if call_shape(event.kind, event.index).real_tool != INSPECTION_TOOL:
+            return
+        for name, hooks in records.items():
+            if not any(entry[0] == event.call_id for record in hooks for entry in record.counted):
+                self.uncounted_inspections[name] = True
 
     def retire_earlier(self, records: list[HookRecord], earlier: "list[EarlierView] | None") -> None:
         """After a step: keep the instruction's first text, and drop H3's oracle once an allowance applied in G."""
@@ -300,6 +337,11 @@ class HookMonitor:
                 coverage["direct kinds through Tool Search"] += 1
             if base == "remedy_rooted" and self.root is not None and any(record.admitted for record in records):
                 coverage["remedies admitted by their absolute path"] += 1
+            if event.record_id == "nested" and any(r.hook == "record_tool_result" for r in records):
+                coverage["records under a nested child's id"] += 1
+            if event.record_id in ("foreign", "unhashable") and any(
+                    r.hook == "record_tool_result" and r.returned is True for r in records):
+                coverage["records kept under an id no call has"] += 1
             if counted and base == "lookup_error":
                 coverage["searches exiting 1 with an error line"] += 1
             if (counted and base == "passed_error_receipt" and shape.record is not shape.live and not refused
@@ -317,6 +359,11 @@ class HookMonitor:
             if not begin.terminal and end.terminal and self.model_calls_in_a_row:
                 coverage["trips after model calls"] += 1
             self.model_calls_in_a_row = 0
+
+
+#: Bindings whose before_tool_call leaves no pending entry a record can fit: none made, a nested child's, or
+#: another run's or session's.
+NO_FITTING_ENTRY = frozenset({"no_before", "nested", "other_run", "other_session"})
 
 
 def _event_text(records: list[HookRecord]) -> str:

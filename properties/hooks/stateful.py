@@ -24,10 +24,12 @@ from properties.machines import StatefulResult, driver_settings, run_machine, st
 from properties import profiles  # noqa: F401  (registers the profiles run_stateful looks up)
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.events import HookEvent, HookSequence
-from properties.hooks.generate import AFTER_TRIP, PLAYGROUND_WEIGHTED, POLICIES, WEBSITE_WEIGHTED, Builder
+from properties.hooks.generate import (
+    AFTER_TRIP, PLAYGROUND_WEIGHTED, POLICIES, RECORD_IDS_WEIGHTED, WEBSITE_WEIGHTED, Builder,
+)
 from properties.hooks.invariants import CATALOGUE
 from properties.hooks.monitor import HookMonitor
-from properties.hooks.shapes import BINDINGS, call_shape
+from properties.hooks.shapes import BINDINGS, WORKSPACE_ROOT, call_shape
 
 
 @attrs.define
@@ -50,13 +52,15 @@ class HookMachine(RuleBasedStateMachine):
         policy=st.sampled_from(POLICIES),
         strict=st.sampled_from((False, False, False, True)),
         scoped=st.sampled_from((True, True, True, False)),
+        rooted=st.booleans(),
     )
-    def start(self, playground: bool, policy: str, strict: bool, scoped: bool) -> None:
+    def start(self, playground: bool, policy: str, strict: bool, scoped: bool, rooted: bool) -> None:
         # Every example builds its call shapes afresh: with the cache warm from earlier examples, replaying an
         # example runs less code than its first run did, and a coverage-guided fuzzer (HypoFuzz) keeps only inputs
         # whose replay covers the same code, so it kept none. Shapes are still shared within the example.
         call_shape.cache_clear()
-        self.builder = Builder(playground=playground, policy=policy, scoped=scoped, strict_stop=playground and strict)
+        self.builder = Builder(playground=playground, policy=policy, scoped=scoped, strict_stop=playground and strict,
+                               root=WORKSPACE_ROOT if playground and rooted else None)
         self.monitor = HookMonitor(self.run.tally, self.run.only or CATALOGUE)
         self.monitor.start(self.builder.build())
         self.delivered = 0
@@ -73,11 +77,12 @@ class HookMachine(RuleBasedStateMachine):
                 raise AssertionError("\n".join(f"VIOLATED {v.invariant} {v}" for v in found))
 
     @rule(pick=st.integers(0, 10_000), binding=st.sampled_from(BINDINGS), record=st.booleans(), capped=st.booleans(),
-          order_pick=st.floats(0, 1))
-    def call(self, pick: int, binding: str, record: bool, capped: bool, order_pick: float) -> None:
-        """One tool call of a kind weighted for the setting, with any binding."""
+          order_pick=st.floats(0, 1), record_id=st.sampled_from(RECORD_IDS_WEIGHTED))
+    def call(self, pick: int, binding: str, record: bool, capped: bool, order_pick: float, record_id: str) -> None:
+        """One tool call of a kind weighted for the setting, with any binding and any id for its record."""
         kinds = PLAYGROUND_WEIGHTED if self.builder.playground else WEBSITE_WEIGHTED
-        self.builder.call(kinds[pick % len(kinds)], binding, record=record, capped=capped, order_pick=order_pick)
+        self.builder.call(kinds[pick % len(kinds)], binding, record=record, capped=capped, order_pick=order_pick,
+                          record_id=record_id)
         self._deliver()
 
     @rule()

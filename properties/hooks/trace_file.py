@@ -12,7 +12,8 @@ Schema ``guard-hook-sequence/1``::
       "events": [
         {"event": "model_call"},
         {"event": "call", "index": 0, "kind": "gate", "binding": "bound",
-         "record": true, "order": "after", "capped": true},
+         "record": true, "order": "after", "capped": true,
+         "record_id": "own"},                  # optional: own, nested, foreign or unhashable
         {"event": "cancel"},
         {"event": "router_off"}
       ]
@@ -38,7 +39,7 @@ from typing import Any
 import attrs
 
 from guard.limits import Limits
-from properties.hooks.events import ORDERS, Call, Cancel, HookSequence, ModelCall, RouterOff
+from properties.hooks.events import ORDERS, RECORD_IDS, Call, Cancel, HookSequence, ModelCall, RouterOff
 from properties.hooks.shapes import BINDINGS, CALL_KINDS
 from properties.safe_json import (
     BOOLEAN, COUNT, LIST, REQUIRED, STRING, STRING_OR_NULL, TOP, FieldType, check_object, fail, one_of, read_json,
@@ -55,7 +56,8 @@ def to_json(sequence: HookSequence, name: str, invariant: str = "") -> dict[str,
     for event in sequence.events:
         if isinstance(event, Call):
             events.append({"event": "call", "index": event.index, "kind": event.kind, "binding": event.binding,
-                           "record": event.record, "order": event.order, "capped": event.capped})
+                           "record": event.record, "order": event.order, "capped": event.capped,
+                           **({} if event.record_id == "own" else {"record_id": event.record_id})})
         else:
             events.append({"event": next(key for key, kind in _SIMPLE.items() if isinstance(event, kind))})
     data: dict[str, Any] = {"schema": SCHEMA, "name": name}
@@ -94,6 +96,7 @@ _CALL_FIELDS = {
     "record": (BOOLEAN, True),
     "order": (one_of(*ORDERS), "after"),
     "capped": (BOOLEAN, True),
+    "record_id": (one_of(*RECORD_IDS), "own"),
 }
 _EVENT_FIELDS: dict[str, dict[str, Any]] = {"call": _CALL_FIELDS, **{name: {} for name in _SIMPLE}}
 #: The top-level fields; ``events`` may be empty (a sequence of no events is a valid, if dull, run).

@@ -252,3 +252,33 @@ def test_h11_catches_a_kept_record_that_outvotes_its_receipt() -> None:
 
     sequence = website(Call(0, "passed_error_receipt", order=AFTER))
     assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "after_tool_call", trusting), at=0)
+
+
+@PROBED("H11")
+def test_h11_catches_a_record_kept_under_a_nested_childs_id() -> None:
+    """Plants: ``record_tool_result`` reads a nested child's id as its parent's. Breaks: a record is for the exact
+    pending call (hooks.md), and nested Tool Search children are never observed: a record arriving under a
+    nested id is kept for nothing. Issue 24: every generated record used to arrive under its call's own id."""
+    original = ToolLoopGuard.record_tool_result
+
+    def adopting(self: ToolLoopGuard, call_id: Any, params: Any, result: Any) -> bool:
+        if isinstance(call_id, str) and call_id.startswith("tool_search_code:record-"):
+            call_id = "call-" + call_id.rsplit("-", 1)[1]
+        return original(self, call_id, params, result)
+
+    sequence = website(Call(0, "no_match", record_id="nested"))
+    assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "record_tool_result", adopting), at=0)
+
+
+@PROBED("H11")
+def test_h11_catches_a_record_under_another_id_that_finds_no_parent() -> None:
+    """Plants: a record under an id that is no pending call is dropped. Breaks: guard/hooks.py's documented rule
+    (the one uncounted Tool Search parent selecting the inspection tool with deep-equal args keeps it), which H11
+    restates: the Tool Search inspection's record under an id of its own is kept for it."""
+    original = ToolLoopGuard.record_tool_result
+
+    def strict(self: ToolLoopGuard, call_id: Any, params: Any, result: Any) -> bool:
+        return original(self, call_id, params, result) if call_id in self.pending else False
+
+    sequence = website(Call(0, "ts_passed", record_id="foreign"))
+    assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "record_tool_result", strict), at=0)

@@ -1085,6 +1085,8 @@ def test_sequence_files_round_trip(tmp_path) -> None:
     drawn = list(sequences(3, 1, 30))
     # Rooted and unrooted guards both among them, so the optional root is written and read back as well.
     assert {sequence.root for sequence in drawn} >= {None, "/home/agent/workspace"}
+    assert {event.record_id for sequence in drawn for event in sequence.events if hasattr(event, "record_id")} == {
+        "own", "nested", "foreign", "unhashable"}
     for sequence in drawn:
         path = save_sequence(sequence, tmp_path / "s.json", "s", "H1")
         assert load_sequence(path) == (sequence, "s", "H1")
@@ -1094,6 +1096,8 @@ def test_sequence_files_round_trip(tmp_path) -> None:
     ("{", "not JSON"), ('{"schema": "x"}', "schema"), ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call"}]}', "events[0].index"),
     ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call", "index": 0, "kind": "nope"}]}', "events[0].kind"),
     ('{"schema": "guard-hook-sequence/1", "root": 7, "events": []}', "root"),
+    ('{"schema": "guard-hook-sequence/1", "events": [{"event": "call", "index": 0, "kind": "read", "record_id": "x"}]}',
+     "events[0].record_id"),
 ])
 def test_a_malformed_sequence_file_names_the_field(tmp_path, content, field) -> None:
     path = tmp_path / "bad.json"
