@@ -16,7 +16,7 @@ from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, Hoo
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
 from properties.hooks.spec_playground import write_binds_new_project
-from properties.hooks.shapes import STOP_HEAD, call_shape, kind_error, kind_parts
+from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts
 from properties.judge import Judge
 from properties.subject import Partings
 from guard.finalization import PENDING
@@ -259,7 +259,7 @@ class HookMonitor:
         if not isinstance(event, Call) or not any(record.hook == "record_tool_result" for record in records):
             return False
         shape = call_shape(event.kind, event.index)
-        fits = event.binding not in NO_FITTING_ENTRY and shape.real_tool == INSPECTION_TOOL
+        fits = leaves_fitting_entry(event, shape)
         if event.record_id == "nested":
             return False
         if event.record_id == "own" and event.binding != "no_before":
@@ -272,9 +272,7 @@ class HookMonitor:
         """After a call that left a pending inspection entry a later record could fit: did a receipt under its
         id reach the budget in both guards (the guard marks the entry counted then)? If not, records under ids
         no call has are judged no further in this sequence."""
-        if not isinstance(event, Call) or event.binding in NO_FITTING_ENTRY:
-            return
-        if call_shape(event.kind, event.index).real_tool != INSPECTION_TOOL:
+        if not isinstance(event, Call) or not leaves_fitting_entry(event, call_shape(event.kind, event.index)):
             return
         for name, hooks in records.items():
             if not any(entry[0] == event.call_id for record in hooks for entry in record.counted):
@@ -324,8 +322,8 @@ class HookMonitor:
                 coverage["nested-child receipts"] += 1
             shape = step.shape
             refused = any(r.decision is not None and r.decision.block for r in records)
+            kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
             if event.capped and shape.persisted is not shape.live and not refused:
-                kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
                 coverage["capped copies with a record" if kept else "capped copies without a record"] += 1
             base, _tool, wrapped, own = kind_parts(event.kind)
             counted = any(r.counted for r in records)
@@ -339,13 +337,11 @@ class HookMonitor:
                 coverage["remedies admitted by their absolute path"] += 1
             if event.record_id == "nested" and any(r.hook == "record_tool_result" for r in records):
                 coverage["records under a nested child's id"] += 1
-            if event.record_id in ("foreign", "unhashable") and any(
-                    r.hook == "record_tool_result" and r.returned is True for r in records):
+            if event.record_id in ("foreign", "unhashable") and kept:
                 coverage["records kept under an id no call has"] += 1
             if counted and base == "lookup_error":
                 coverage["searches exiting 1 with an error line"] += 1
-            if (counted and base == "passed_error_receipt" and shape.record is not shape.live and not refused
-                    and any(r.hook == "record_tool_result" and r.returned is True for r in records)):
+            if counted and base == "passed_error_receipt" and shape.record is not shape.live and kept:
                 coverage["kept records their receipt contradicts"] += 1
             if kind_error(event.kind) is not None and any(r.hook == "after_tool_call" and r.counted for r in records):
                 coverage["events carrying an error"] += 1
@@ -364,6 +360,12 @@ class HookMonitor:
 #: Bindings whose before_tool_call leaves no pending entry a record can fit: none made, a nested child's, or
 #: another run's or session's.
 NO_FITTING_ENTRY = frozenset({"no_before", "nested", "other_run", "other_session"})
+
+
+def leaves_fitting_entry(call: Call, shape: Shape) -> bool:
+    """The call's before_tool_call leaves a pending entry a record can fit: this run and session, not a nested
+    child, the inspection tool (``record_expected`` and ``note_uncounted`` must agree on it)."""
+    return call.binding not in NO_FITTING_ENTRY and shape.real_tool == INSPECTION_TOOL
 
 
 def _event_text(records: list[HookRecord]) -> str:
