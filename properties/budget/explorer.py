@@ -128,7 +128,7 @@ from properties.engine.store import Store
 from properties.engine.symmetry import Permutation, SymmetryBreak, SymmetryBroken, group
 from properties.budget.trace_file import Trace, dumps, save_trace
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.invariants import BY_ID, CATALOGUE, Snap, Step
+from properties.budget.invariants import BY_ID, CATALOGUE, Snap
 from properties.budget.monitor import Monitor, runaway_message
 from properties.catalogue import Tally, Violation
 from properties.judge import Judge
@@ -1755,7 +1755,7 @@ class Expander:
         return tuple(out)
 
     def _history_dicts(self, history: History) -> tuple:
-        """The monitor's history as its dictionaries (``judge`` copies them), once per distinct history."""
+        """The monitor's history as its dictionaries, once per distinct history (the monitor never writes into them)."""
         found = self.history_dicts.get(history)
         if found is None:
             found = self.history_dicts[history] = (
@@ -1905,7 +1905,7 @@ class Expander:
             if type(event) is FirstCall:
                 admitted = {name: move.admitted for name, move in zip(ALL_COPIES, moves)}
         monitor.update_history(event, before, after, admitted)
-        step = Step(index, event, before, after, duplicate, admitted, monitor, fresh, failed, rows, rows[1:], None)
+        step = monitor.step_record(index, event, before, after, duplicate, admitted, fresh, failed, rows, rows[1:], None)
         tally = self.tally
         # The step's coverage is counted on its own (the verdict keeps it), then added to the tally's.
         coverage = tally.coverage

@@ -2,7 +2,7 @@
 
 Each invariant is a documented predicate over one step of a trace: the event,
 every copy's state before and after it, and the little history the statement
-needs (kept in ``Monitor``). A driver never checks anything itself; it hands
+needs (kept by ``Monitor`` and handed to each step as a ``StepHistory``). A driver never checks anything itself; it hands
 each step to ``Monitor.step`` and reads the verdicts from the shared
 ``Tally``. The ids and statements restate ``shared/spec/invariants.md`` (B1 to
 B13); the seed each comes from is named in ``CATALOGUE``.
@@ -15,7 +15,7 @@ a run is reported vacuous and fails the run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Mapping
 
 import attrs
 
@@ -26,8 +26,6 @@ from properties.budget.copies import FEATURE_FLAGS
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.budget.state import _NONE, Snap, same_counters  # noqa: F401
 
-if TYPE_CHECKING:
-    from properties.budget.monitor import Monitor
 from properties.names import DISCOVERY_TOOLS, LANE_NAMES
 
 
@@ -45,6 +43,35 @@ def lane_count(state: Snap, lane: str) -> int:
 # -- one step, as the checks see it --------------------------------------
 
 
+@attrs.frozen(slots=True)
+class StepHistory:
+    """What a step's checks read beyond the step itself: the limits and the trace's history up to this step.
+
+    Built by ``Monitor.step_record`` (the one place a step is made, for every
+    driver and the explorer's edges) and never written afterwards: the
+    monitor replaces a map when a value in it changes (copy on write), so a
+    step kept after its trace went on still reads its own history.
+    """
+
+    #: P's limits (every production copy's): the caps the checks compare with.
+    limits: Limits
+    #: The reference's own consecutive-failure fuse (B9 counts against it, not P's limit).
+    reference_fuse: int
+    #: Per feature copy (Pd, Pr, Pl): whether the trace so far used that copy's flag (B1).
+    feature_used: Mapping[str, bool]
+    #: Per admitting copy (P, Pr): admissions in the whole trace (B8) and in the current streak (B9).
+    admissions: Mapping[str, int]
+    streak_admissions: Mapping[str, int]
+    #: B9, per copy: its place against the reference's fuse (``Monitor.streak_fuse``).
+    streak_fuse: Mapping[str, int]
+    #: The trace so far is empty lookups and rounds only (B11).
+    lookups_only: bool
+    #: How B13 observes a failure ("all", "observed", "off"; ``FAILURE_ENDS_PROBES``).
+    failure_ends_probes: str
+    #: P's budget as this step left it, for B13 (None when the monitor drives no P).
+    production_budget: "RunProgressBudget | None"
+
+
 @attrs.define(slots=True)
 class Step:
     """Everything an invariant may read about one step of one trace."""
@@ -56,7 +83,10 @@ class Step:
     #: Per copy: whether the event's call id was already in that copy's memory (results only).
     duplicate: dict[str, bool]
     admitted: dict[str, bool]
-    monitor: "Monitor"
+    #: The judge's context, as values fixed at this step (issue 18: a step is self-contained, as
+    #: navigation's is; the monitor replaces its history maps rather than writing into them, so the
+    #: maps a step holds are never changed by a later step). See ``Monitor.step_record``.
+    history: "StepHistory"
     #: Per copy: the copy counted this receipt, a result with a usable id new to it while it was open
     #: (computed once per step by the monitor, which reads each copy's memory before delivering).
     fresh: dict[str, bool]
@@ -100,7 +130,7 @@ class Step:
             and self.event.empty_lookup is True  # cheap: a copy receives the event's value or False
             and self.fresh[copy]
             and self.flag(copy, "empty_lookup") is True
-            and self.before[copy].free_used < self.monitor.limits.free_empty_lookups
+            and self.before[copy].free_used < self.history.limits.free_empty_lookups
         )
 
 
@@ -115,7 +145,7 @@ def b1_stripped_equals_reference(step: Step) -> Outcome:
     reference = after["R"]
     if not same_counters(after["P0"], reference):
         return True, f"P0 differs from R: {after['P0'].counters} vs {reference.counters}"
-    feature_used = step.monitor.feature_used
+    feature_used = step.history.feature_used
     for copy in ("Pd", "Pr", "Pl"):
         if not feature_used[copy] and not same_counters(after[copy], reference):
             return True, f"{copy} differs from R: {after[copy].counters} vs {reference.counters}"
@@ -148,7 +178,7 @@ def b3_no_lane_earlier(step: Step) -> Outcome:
 
 def b4_total_never_deferred(step: Step) -> Outcome:
     """Every charged failure adds one to the total in its own step; reaching the cap stops at once."""
-    total = step.monitor.limits.total_failures
+    total = step.history.limits.total_failures
     exercised = False
     failed, fresh = step.failed, step.fresh
     # Only an empty lookup can be free: ask ``free_lookup`` only then.
@@ -179,7 +209,7 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
     nothing waits and allowance is left, must wait (seed 001's "the run stays
     alive for the one attempt"); any other failure must not.
     """
-    limits = step.monitor.limits
+    limits = step.history.limits
     attempts = limits.corrected_attempts
     exercised = False
     # Only a correctable failure can be owed a wait: ask ``_owed_a_wait`` only then.
@@ -249,7 +279,7 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
     a discovery success, a free lookup, an ignored receipt) neither charges
     nor forgives it.
     """
-    limits = step.monitor.limits
+    limits = step.history.limits
     exercised = False
     if isinstance(step.event, Stop):
         return False, None
@@ -284,8 +314,8 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
 
 def b8_refusal_grants(step: Step) -> Outcome:
     """Each kind is granted once; a grant needs a global trip below the total cap with a lane open; no admission, no change."""
-    monitor = step.monitor
-    limits = monitor.limits
+    history = step.history
+    limits = history.limits
     exercised = False
     event = step.event
     first_call = isinstance(event, FirstCall)
@@ -321,7 +351,7 @@ def b8_refusal_grants(step: Step) -> Outcome:
             exercised = True
         if correction is not None and (spent or isinstance(event, Stop)):
             return True, f"{copy} kept correction {correction!r} after {event!r}"
-    if monitor.admissions["Pr"] == 0:
+    if history.admissions["Pr"] == 0:
         pr = step.after["Pr"]
         if pr.correction is not None:
             exercised = True
@@ -349,14 +379,14 @@ def b9_one_failure_past_the_fuse(step: Step) -> Outcome:
     with every jump of P's ``consecutive`` past the fuse, so a P that charged
     twice per failure there granted itself the room it took (issue 22).
     """
-    monitor = step.monitor
-    fuse = monitor.reference_fuse()
+    history = step.history
+    fuse = history.reference_fuse
     exercised = False
     for copy in ("Pr", "P"):
         after = step.after[copy]
         if after.terminal:
             continue
-        allowance = monitor.streak_admissions[copy] + (monitor.streak_fuse[copy] > fuse)
+        allowance = history.streak_admissions[copy] + (history.streak_fuse[copy] > fuse)
         if allowance:
             exercised = True
         if after.consecutive > fuse - 1 + allowance:
@@ -366,7 +396,7 @@ def b9_one_failure_past_the_fuse(step: Step) -> Outcome:
 
 def b10_rounds_cap(step: Step) -> Outcome:
     """More than the rounds limit without progress always stops the run and clears a pending correction."""
-    limit = step.monitor.limits.rounds_without_progress
+    limit = step.history.limits.rounds_without_progress
     exercised = False
     for copy, _before, after in step.rows:
         if after.rounds > limit:
@@ -378,7 +408,7 @@ def b10_rounds_cap(step: Step) -> Outcome:
 
 def b11_empty_lookups(step: Step) -> Outcome:
     """At most the allowance is free; a free lookup changes nothing else; a lookup-only run stops on rounds."""
-    limits = step.monitor.limits
+    limits = step.history.limits
     exercised = False
     failed = step.failed
     for copy in ("P", "Pl"):
@@ -397,7 +427,7 @@ def b11_empty_lookups(step: Step) -> Outcome:
             and after.failures != before.failures + 1
         ):
             return True, f"{copy} did not charge an empty lookup past the allowance"
-    if step.monitor.lookups_only and step.after["Pl"].free_used < limits.free_empty_lookups:
+    if step.history.lookups_only and step.after["Pl"].free_used < limits.free_empty_lookups:
         pl = step.after["Pl"]
         if isinstance(step.event, Round):
             exercised = exercised or pl.rounds > limits.rounds_without_progress
@@ -456,7 +486,7 @@ PROBE_EMPTIED = ("seen_calls", "seen_call_set", "successes")
 def load_probe(probe: RunProgressBudget, budget: RunProgressBudget) -> RunProgressBudget:
     """Make ``probe`` a copy of ``budget`` (fresh memories, see ``PROBE_EMPTIED``) and return it.
 
-    The monitor keeps one scratch budget and reloads it for every probe:
+    B13 keeps one scratch budget per limits and reloads it for every probe:
     assigning twelve fields costs a third of building a budget through its
     constructor, and B13 runs at every step of every driver.
     """
@@ -496,6 +526,11 @@ def failure_ended(budget: RunProgressBudget, lane: Any) -> bool:
     return ends or (lane is not None and lane in budget.exhausted_lanes)
 
 
+#: One scratch budget per limits that B13 reloads for every probe (``load_probe``): a cache of
+#: a buffer whose earlier content never matters, so sharing it between monitors changes nothing.
+_SCRATCH: dict[Limits, RunProgressBudget] = {}
+
+
 def b13_failure_ends_exact(step: Step) -> Outcome:
     """``failure_ends`` equals the outcome of observing that failure, in every reachable state.
 
@@ -511,14 +546,15 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
       cost a tenth of the driver's time, and it checks the real budget rather
       than a copy of it.
     """
-    monitor = step.monitor
-    mode = monitor.failure_ends_probes
+    history = step.history
+    mode = history.failure_ends_probes
+    budget = history.production_budget
     if mode == "observed":
         said = step.predicted
-        if said is None:
+        if said is None or budget is None:
             return False, None
         lane = step.event.lane
-        seen = failure_ended(monitor.budgets["P"], lane)
+        seen = failure_ended(budget, lane)
         if said != seen:
             event = step.event
             return True, (
@@ -526,14 +562,14 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
                 f"said {said}, observing gives {seen}"
             )
         return True, None
-    budget = monitor.budgets.get("P")
     if budget is None or mode == "off":
         return False, None
-    if monitor.probe is None:
-        monitor.probe = RunProgressBudget(budget.limits)
+    probe = _SCRATCH.get(budget.limits)
+    if probe is None:
+        probe = _SCRATCH[budget.limits] = RunProgressBudget(budget.limits)
     for lane, correctable, empty in PROBES:
         said = budget.failure_ends(lane, correctable=correctable, empty_lookup=empty)
-        seen = failure_outcome(budget, lane, correctable, empty, monitor.probe)
+        seen = failure_outcome(budget, lane, correctable, empty, probe)
         if said != seen:
             return True, f"failure_ends(lane={lane!r}, correctable={correctable}, empty_lookup={empty}) said {said}, observing gives {seen}"
     return True, None

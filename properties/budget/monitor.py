@@ -21,7 +21,7 @@ from properties import work_bound
 from properties.catalogue import Invariant, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies
 from properties.budget.events import Event, FirstCall, Result, Round
-from properties.budget.invariants import BY_ID, CATALOGUE, FAILURE_ENDS_PROBES, Step, lane_of
+from properties.budget.invariants import BY_ID, CATALOGUE, FAILURE_ENDS_PROBES, Step, StepHistory, lane_of
 from properties.budget.state import Snap, snap_production, snap_reference
 from properties.judge import Judge
 
@@ -72,8 +72,6 @@ class Monitor:
     #: a budget between steps must leave it off.
     reuse_snapshots: bool = False
     _last_after: "dict[str, Snap] | None" = None
-    #: The scratch budget B13 reloads for each probe (``properties.budget.invariants.load_probe``).
-    probe: Any = None
     #: The one judge of ``invariants`` (``properties.judge``), rebuilt whenever ``invariants`` is replaced.
     _judge: Any = None
     _judge_of: Any = None
@@ -121,14 +119,10 @@ class Monitor:
         self.flags = set()
 
     def restore_history_maps(self, maps: tuple) -> None:
-        """``restore_history`` from the history's dictionaries (copied: a step changes them), for a caller that
-        keeps them per history to skip the zips (the explorer restores a history at every edge)."""
-        features, admissions, streak, fuse, lookups_only = maps
-        self.feature_used = features.copy()
-        self.admissions = admissions.copy()
-        self.streak_admissions = streak.copy()
-        self.streak_fuse = fuse.copy()
-        self.lookups_only = lookups_only
+        """``restore_history`` from the history's dictionaries, for a caller that keeps them per history to skip
+        the zips (the explorer restores a history at every edge). Not copied: the monitor never writes into a
+        history map, it replaces one whose value changes (``update_history``), so the caller's stay as they are."""
+        self.feature_used, self.admissions, self.streak_admissions, self.streak_fuse, self.lookups_only = maps
         self.flags = set()
 
     # stepping -----------------------------------------------------------
@@ -224,7 +218,8 @@ class Monitor:
         self.update_history(event, before, after, admitted)
         index = self.index
         rows = tuple(rows)
-        step = Step(index, event, before, after, duplicate, admitted, self, fresh, failed, rows, rows[self._first_production:], predicted)
+        step = self.step_record(index, event, before, after, duplicate, admitted, fresh, failed, rows,
+                                rows[self._first_production:], predicted)
         if self._judge_of is not self.invariants:
             self._judge = Judge(self.invariants)
             self._judge_of = self.invariants
@@ -234,20 +229,44 @@ class Monitor:
         self.index = index + 1
         return found
 
+    def step_record(
+        self, index: int, event: Event, before: dict[str, Snap], after: dict[str, Snap], duplicate: dict[str, bool],
+        admitted: dict[str, bool], fresh: dict[str, bool], failed: bool, rows: tuple, production: tuple,
+        predicted: "bool | None",
+    ) -> Step:
+        """The step the checks judge, with the history as it stands after ``update_history`` (the one place a
+        budget step is made: ``deliver_and_check`` and the explorer's edges both build it here)."""
+        budgets = self.budgets
+        reference = budgets.get("R")
+        history = StepHistory(
+            self.limits,
+            reference.limits.consecutive_failures if reference is not None else self.limits.consecutive_failures,
+            self.feature_used, self.admissions, self.streak_admissions, self.streak_fuse, self.lookups_only,
+            self.failure_ends_probes, budgets.get("P"),
+        )
+        return Step(index, event, before, after, duplicate, admitted, history, fresh, failed, rows, production, predicted)
+
     def update_history(self, event: Event, before: dict[str, Snap], after: dict[str, Snap], admitted: dict[str, bool]) -> None:
+        """Bring the history past ``event``. A map whose value changes is replaced, never written into (copy on
+        write): a step made earlier holds the maps of its own moment (``StepHistory``), and the explorer hands
+        in maps it keeps per history (``restore_history_maps``)."""
         if isinstance(event, Result):
             used = self.feature_used
-            if event.correctable is True or event.corrected is True:
-                used["Pd"] = True
-            if event.correctable_refusal is not None:
-                used["Pr"] = True
+            changed = None
+            if (event.correctable is True or event.corrected is True) and not used["Pd"]:
+                changed = {**used, "Pd": True}
+            if event.correctable_refusal is not None and not used["Pr"]:
+                changed = {**(changed or used), "Pr": True}
             # Anything but an empty lookup (a failure with the flag) ends a lookups-only trace.
             if event.empty_lookup is True:
-                used["Pl"] = True
+                if not used["Pl"]:
+                    changed = {**(changed or used), "Pl": True}
                 if not event.failed:
                     self.lookups_only = False
             else:
                 self.lookups_only = False
+            if changed is not None:
+                self.feature_used = changed
         elif not isinstance(event, Round):
             self.lookups_only = False
         # B9: a failure with no lane counts toward the reference's fuse (a lane failure has its own fuse).
@@ -257,16 +276,16 @@ class Monitor:
             if state is None:
                 continue
             if admitted.get(copy):
-                self.admissions[copy] += 1
-                self.streak_admissions[copy] += 1
+                self.admissions = {**self.admissions, copy: self.admissions[copy] + 1}
+                self.streak_admissions = {**self.streak_admissions, copy: self.streak_admissions[copy] + 1}
             if toward_fuse and state.failures == before[copy].failures + 1:
                 self.count_toward_fuse(copy, event, before[copy])
             # A streak ends when consecutive is back at 0 with no global charge waiting (at a fuse of 1 the
             # charge that waits leaves consecutive at 0 while the streak goes on).
             elif state.consecutive == 0 and state.deferred != GLOBAL:
                 if self.streak_admissions[copy] or self.streak_fuse[copy]:
-                    self.streak_admissions[copy] = 0
-                    self.streak_fuse[copy] = 0
+                    self.streak_admissions = {**self.streak_admissions, copy: 0}
+                    self.streak_fuse = {**self.streak_fuse, copy: 0}
 
     def reference_fuse(self) -> int:
         """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit)."""
@@ -288,7 +307,7 @@ class Monitor:
             and before.deferrals_used < self.limits.corrected_attempts
         ):
             place = fuse + 1
-        self.streak_fuse[copy] = place
+        self.streak_fuse = {**self.streak_fuse, copy: place}
 
     def count_coverage(self, step: Step) -> None:
         """This step's coverage counts (P and R only), after its checks and never by one (``properties.judge``)."""
