@@ -11,19 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import NoReturn
 
-from properties.cli import whole_number
+from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT
 
 DEFAULT_SEED = 20261130
 REPORTS = ROOT / "reports"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"python -m mutations: {message}\n")
-        raise SystemExit(2)
 
 
 _positive = whole_number(1, 64)
@@ -31,7 +24,7 @@ _seed = whole_number(0, 2**32 - 1)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = _Parser(prog="python -m mutations", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m mutations", description=__doc__.splitlines()[0])
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--only-catalogue", action="store_true", help="skip mutmut; run the rule catalogue and the red check")
     only.add_argument("--only-mutmut", action="store_true", help="run mutmut only (no catalogue, no red check)")
@@ -57,7 +50,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parse(sys.argv[1:] if argv is None else argv)
+    except UsageError as error:
+        sys.stderr.write(f"python -m mutations: {error}\n")
+        return 2
     if args.verdict_alone or args.all or args.sample or args.properties_from or args.record_before or args.module:
         return _verdict_alone(args)
     from mutations import catalogue, entry, equivalents, mutmut_layer, pytest_plugin

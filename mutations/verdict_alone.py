@@ -559,26 +559,23 @@ DEFAULT_SEED = 20261130
 
 def cli(argv: list[str]) -> int:
     """``python -m mutations.verdict_alone``: the same session as ``python -m mutations --verdict-alone``."""
-    import argparse
-
     from properties import progress
-    from properties.cli import whole_number
+    from properties.cli import OneLineParser, UsageError, whole_number
     from properties.paths import ROOT
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> Any:
-            sys.stderr.write(f"python -m mutations.verdict_alone: {message}\n")
-            raise SystemExit(2)
-
-    parser = Parser(prog="python -m mutations.verdict_alone", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m mutations.verdict_alone", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=whole_number(1, 64), default=2, metavar="N", help="warm servers (default 2)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=DEFAULT_SEED, metavar="N",
                         help=f"the sample's and the drivers' seed (default {DEFAULT_SEED}); printed")
     parser.add_argument("--quiet", action="store_true", help="no live progress on stderr")
     add_options(parser)
-    args = parser.parse_args(argv)
-    if args.record_before and not args.properties_from:
-        parser.error("--record-before needs --properties-from REV")
+    try:
+        args = parser.parse_args(argv)
+        if args.record_before and not args.properties_from:
+            parser.error("--record-before needs --properties-from REV")
+    except UsageError as error:
+        sys.stderr.write(f"python -m mutations.verdict_alone: {error}\n")
+        return 2
     sample = None if args.all else (args.sample or DEFAULT_SAMPLE)
     print(f"verdict alone: seed {args.seed}, jobs {args.jobs}, root {ROOT}", flush=True)
     with progress.shown(args.quiet, title="verdict alone"):

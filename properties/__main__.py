@@ -62,21 +62,12 @@ import attrs
 
 from properties import profiles, progress, report, work_bound
 from properties.catalogue import Tally
-from properties.cli import positive_seconds, whole_number
+from properties.cli import OneLineParser, UsageError, positive_seconds, whole_number
 from properties.subject import Driver, DriverRequest, DriverResult, Subject, available, import_drivers, load, names
 
 def driver_names() -> tuple[str, ...]:
     """Every driver name any subject declares; ``--drivers`` (hidden, for the benchmark and debugging) picks among them."""
     return tuple(dict.fromkeys(driver.name for subject in available() for driver in subject.drivers))
-
-
-class UsageError(Exception):
-    """A bad command line; printed on one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(message)
 
 
 _seed = whole_number(0)
@@ -117,7 +108,7 @@ def _drivers(text: str) -> tuple[str, ...]:
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = _Parser(prog="python -m properties", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m properties", description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=_seed, help="replay a run (non-negative integer)")
     parser.add_argument("--profile", choices=profiles.PROFILES, help="Hypothesis profile (default: as pytest chooses it)")
     parser.add_argument("--traces", type=_count, help="bulk traces per subject (default: each subject's own for the mode)")

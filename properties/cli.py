@@ -1,9 +1,25 @@
-"""Argument checks shared by the project's command lines (``python -m properties``, ``python -m mutations``)."""
+"""What the project's command lines share (``python -m properties``, ``python -m mutations`` and the others):
+the one-line parser and its error, and the argument checks."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from typing import Callable, NoReturn
+
+
+class UsageError(Exception):
+    """An error the user caused (a bad command line, a bad BASE, a file that cannot be read): its command
+    prints it on one line, naming what is wrong, and exits with status 2 (never a traceback or a usage dump)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """``argparse`` that raises ``UsageError`` with its one-line message instead of printing its usage and exiting.
+
+    Every command of the project parses with it, so that a bad option reads the same everywhere: the
+    command's name, the message, exit status 2 (the caller catches ``UsageError`` and prints it)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:

@@ -21,7 +21,6 @@ replays (the reviewer's red), 2 for a usage error (unreachable Redis, bad URL).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -29,10 +28,11 @@ import sys
 import unittest
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Sequence
 
 import attrs
 
+from properties.cli import OneLineParser, UsageError
 from properties.paths import ROOT
 
 #: The environment variable the fuzz targets read to pick their database.
@@ -48,17 +48,6 @@ _REPORTS = b".hypofuzz.reports"
 
 class DatabaseError(Exception):
     """The named database cannot be opened: a one-line reason for the user."""
-
-
-class UsageError(Exception):
-    """A bad command line: one line for the user, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that raises ``UsageError`` with its one-line message instead of printing usage and exiting."""
-
-    def error(self, message: str) -> "NoReturn":
-        raise UsageError(message)
 
 
 def is_redis(url: str) -> bool:
@@ -192,7 +181,7 @@ def render(results: list[Replayed], url: str) -> str:
 
 
 def main(argv: "Sequence[str] | None" = None) -> int:
-    parser = Parser(prog="python -m properties.database", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m properties.database", description=__doc__.splitlines()[0])
     parser.add_argument("--database", required=True, metavar="URL", help="redis://host:port/db or a directory")
     parser.add_argument("--subject", action="append", metavar="NAME", help="replay only this subject (repeatable)")
     try:

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 from properties import database as db
 from properties import workers as workers_module
 from properties import hypofuzz_fixes
+from properties.cli import OneLineParser, UsageError
 from properties.paths import ROOT
 
 #: The pytest file HypoFuzz collects its targets from.
@@ -64,7 +65,7 @@ def stored_failures(database: Any) -> list[bytes]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = db.Parser(prog="nox -s fuzz --", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="nox -s fuzz --", description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help=f"time bound (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--workers", type=int, default=1, help="fuzz worker processes on this machine (default 1)")
     where = parser.add_mutually_exclusive_group()
@@ -82,7 +83,6 @@ def _parser() -> argparse.ArgumentParser:
 DEFAULT_DIRECTORY_TEXT = str(db.DEFAULT_DIRECTORY.relative_to(ROOT))
 
 
-UsageError = db.UsageError
 
 
 def parse(argv: "Sequence[str] | None") -> argparse.Namespace:

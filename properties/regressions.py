@@ -25,20 +25,12 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from properties.cli import OneLineParser, UsageError
 from properties.paths import ROOT
 from properties.safe_json import JsonFileError as TraceError
 from properties.subject import Subject, available
 
 DEFAULT_DIR = ROOT / "tests" / "regressions"
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
 
 
 def pinned_files(folder: Path = DEFAULT_DIR) -> list[Path]:
@@ -75,8 +67,8 @@ def check(folder: Path = DEFAULT_DIR) -> tuple[list[str], bool]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="python -m properties.regressions", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = OneLineParser(prog="python -m properties.regressions", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     pin_command = commands.add_parser("pin", help="copy a counterexample into tests/regressions/")
     pin_command.add_argument("file", type=Path)
     pin_command.add_argument("--invariant", help="the invariant it broke, when the file does not name it")

@@ -35,19 +35,10 @@ from typing import Any, Sequence
 import attrs
 
 from properties import profiles
-from properties.cli import whole_number
+from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT
 
 _seed = whole_number(0)
-
-
-class UsageError(Exception):
-    """A bad command line or a run without a report; one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(message)
 
 
 def seeds_of(text: str) -> tuple[int, ...]:
@@ -154,7 +145,7 @@ def run_seed(seed: int, out: Path, options: Sequence[str]) -> dict[str, Any]:
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = _Parser(prog="python -m properties.seed_margins", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m properties.seed_margins", description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=seeds_of, default=seeds_of("1-10"),
                         help="seeds to run, e.g. 200-224 or 1,3,7 (default 1-10)")
     parser.add_argument("--subject", help="only these subjects, e.g. lookup,navigation (as python -m properties)")

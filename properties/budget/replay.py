@@ -60,6 +60,7 @@ import attrs
 
 from guard.limits import Limits
 from properties.budget.copies import new_copies
+from properties.cli import OneLineParser, UsageError
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
 from properties.catalogue import Tally
 from properties.budget.monitor import new_monitor
@@ -526,17 +527,8 @@ def to_json(replay: Replay) -> dict[str, Any]:
 # -- command line ------------------------------------------------------------------------------
 
 
-class UsageError(Exception):
-    """A bad command line; one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog="python -m properties.replay",
         description="Replay traces through the reference and the production budget, side by side, "
                     "judging every invariant at every step.",

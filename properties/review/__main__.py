@@ -45,10 +45,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Sequence
 
 from properties import progress
-from properties.cli import whole_number
+from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT, shared_dir
 from properties.review import behaviour, changes, render
 
@@ -57,17 +57,8 @@ DEFAULT_SEQUENCES = 10_000
 DEFAULT_SCENARIOS = 4_000
 
 
-class UsageError(Exception):
-    """A bad BASE, a dirty tree or a bad command line: one line, exit 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def parse(argv: Sequence[str]) -> argparse.Namespace:
-    parser = _Parser(prog="python -m properties.review", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m properties.review", description=__doc__.splitlines()[0])
     parser.add_argument("base", nargs="?", help="any commit-ish (default: merge base with the upstream, else HEAD~1)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), help="the seed of both sides (default: random, printed)")
     parser.add_argument("--traces", type=whole_number(1), default=DEFAULT_TRACES, help="budget bulk traces compared")
