@@ -58,11 +58,15 @@ HOOK_PATH = [
     ),
     entry(
         "hooks-after-drops-kind", "002", "after_tool_call drops the refusal kind",
-        HOOKS_PY, SUBJECT, Edit("record, self._refusal_kind(call_id))\n", "record, None)\n"), breaks=("H1",),
+        HOOKS_PY, SUBJECT, Edit("record, self._refusal_kind(call_id))\n", "record, None)\n"),
+        # H1: the two orders part at the trip; H12: the refused call's own receipt, counted after-first, has no kind.
+        breaks=("H1", "H12"),
     ),
     entry(
         "hooks-persist-drops-kind", "002", "tool_result_persist drops the refusal kind",
-        HOOKS_PY, SUBJECT, Edit("        kind = self._refusal_kind(call_id)\n", "        kind = None\n"), breaks=("H1",),
+        HOOKS_PY, SUBJECT, Edit("        kind = self._refusal_kind(call_id)\n", "        kind = None\n"),
+        # As above, with the persist hook counting first.
+        breaks=("H1", "H12"),
     ),
     entry(
         "hooks-admit-any-write", "002", "any write is admitted as the remedy, not only one that binds a new project",
@@ -117,6 +121,22 @@ HOOK_PATH = [
         # H3's oracle restates hooks.md's instruction-then-stop (the earlier path's first refused boundary), so it
         # sees the missing instruction as soon as H10 does.
         Edit("        if self.finalization.deliver():\n            return FINALIZATION_INSTRUCTION\n", ""), breaks=("H10", "H3"),
+    ),
+    # Issue 24: the router's own rules (seed 002), judged by H12 against properties/hooks/spec_router.py.
+    entry(
+        "hooks-router-probe-prefix", "002", "the first-write gate lets through any command that begins like a version probe",
+        HOOKS_PY, SUBJECT,
+        Edit("VERSION_PROBE.fullmatch(command.strip())", "VERSION_PROBE.match(command.strip())"), breaks=("H12",),
+    ),
+    entry(
+        "hooks-router-generic-case", "002", "the router reads generic folder names in their letter case only",
+        HOOKS_PY, SUBJECT,
+        Edit("folder[-1].lower() in GENERIC_NAMES", "folder[-1] in GENERIC_NAMES"), breaks=("H12",),
+    ),
+    entry(
+        "hooks-router-forgets-reads", "002", "the router no longer remembers the files a run read",
+        HOOKS_PY, SUBJECT,
+        Edit("            self.read_paths.append(read)\n", "            pass\n"), breaks=("H5",),
     ),
 ]
 

@@ -16,9 +16,12 @@ production code they judge (issue 22):
 * H5 against ``properties.hooks.spec_playground`` (classifiers.md "binds a
   new project", restated);
 * H8 against ``properties.hooks.spec_lookup`` (classifiers.md "lookup found
-  nothing", restated).
+  nothing", restated);
+* H12 against ``properties.hooks.spec_router`` (the router's refusals before
+  the first project file and the folder a first write binds, as hooks.md and
+  seed 002 describe them, restated).
 
-H1-H3 are hooks.md's; H4-H10 state promises of hooks.md and seeds 000-002
+H1-H3 are hooks.md's; H4-H12 state promises of hooks.md and seeds 000-002
 that no one of H1-H3 covers, each named by the rule catalogue entry that
 breaks it. Each check is a documented predicate over one ``HookStep``
 returning ``(exercised, violation message or None)``; it reads the step and
@@ -58,9 +61,10 @@ from properties.hooks.earlier_stop import refusal_problem
 from properties.hooks.earlier_view import EarlierView
 from properties.hooks.events import Call, HookEvent, HookSequence
 from guard.inspection import INSPECTION_TOOL
-from properties.hooks.shapes import STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_error
+from properties.hooks.shapes import NESTED_PREFIX, STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_error
 from properties.hooks.spec_outcome import expected_failed
 from properties.hooks.spec_lookup import search_found_nothing
+from properties.hooks.spec_router import FIRST_WRITE, FIRST_WRITE_HEAD, RouterExpectation
 from properties.names import REFUSAL_KINDS
 
 #: Tool ids whose receipts may be empty lookups (hooks.md: the command is the record's ``command``).
@@ -121,6 +125,11 @@ class HookStep:
     #: earlier inspection call of the run was still uncounted, so that which call took it depends on pending
     #: calls the harness does not restate (H9 and H11 then judge nothing of that guard at this step).
     record_kept: "dict[str, bool | None]" = attrs.field(factory=dict)
+    #: What the router must do with this call on G (``spec_router.expect_router``, read before the call was
+    #: delivered); None when no ``before_tool_call`` ran or Playground routing was not active.
+    router: "RouterExpectation | None" = None
+    #: G's routing state after the step (the router's binding is part of it).
+    routing_after: Any = None
 
     @property
     def call(self) -> "Call | None":
@@ -246,6 +255,49 @@ def h5_admission_exact(step: HookStep) -> Outcome:
         return False, None if not admitted else f"{step.event} was admitted with no correction pending"
     if bool(admitted) != expected:
         return True, f"{step.call.call_id} ({step.call.kind}, {step.call.binding}) admitted={bool(admitted)}, expected {expected}"
+    return True, None
+
+
+def h12_router_as_seed_002(step: HookStep) -> Outcome:
+    """The router decides every call it sees as hooks.md and seed 002 say (``spec_router``): before the first
+    project file an exec or apply_patch that is not a version probe is refused as ``playground-first-write``, a
+    write to a bare, generic or unusable path as ``playground-project-path``, each with a text naming its
+    remedy (a write into a Playground project folder) and its kind on the call's own receipt; anything else
+    goes through, and a first write binds its project folder before it runs. A call the stopped run refused
+    never reached the router: the routing state stays as it was."""
+    expected = step.router
+    if expected is None:
+        return False, None
+    before = next((record for record in step.records["G"] if record.hook == "before_tool_call"), None)
+    if before is None or before.decision is None or before.before is None:
+        return False, None
+    call = step.call
+    routing = step.routing_after
+    if before.before.budget.terminal and not before.admitted:
+        if routing != expected.routing:
+            return False, f"{call.call_id} ({call.kind}): refused by the stopped run, yet the routing became {routing!r}"
+        return False, None
+    decision, kind = before.decision, expected.kind
+    reason = decision.block_reason
+    if kind is None and decision.block:
+        return True, f"{call.call_id} ({call.kind}): the router refused it ({str(reason)[:60]!r}); seed 002 lets it through"
+    if kind is not None:
+        if not decision.block:
+            return True, f"{call.call_id} ({call.kind}): the router let it through; seed 002 refuses it as {kind}"
+        if not isinstance(reason, str) or "Playground/" not in reason:
+            return True, f"{call.call_id} ({call.kind}): the {kind} refusal does not name its remedy: {reason!r}"
+        if kind == FIRST_WRITE and not reason.startswith(FIRST_WRITE_HEAD):
+            return True, f"{call.call_id} ({call.kind}): the first-write refusal reads {reason[:60]!r}"
+    wanted = attrs.evolve(expected.routing, binding=expected.binding)
+    if routing != wanted:
+        return True, f"{call.call_id} ({call.kind}): the routing after it is {routing!r}, expected {wanted!r}"
+    if call.binding == "bound" and isinstance(call.call_id, str) and not call.call_id.startswith(NESTED_PREFIX):
+        # hooks.md: the kind travels by exact call id to whichever result hook counts the receipt first.
+        # A capped copy without a record is charged with no flags at all (hooks.md: fail closed), kind included.
+        first = next((entry for record in step.records["G"] for entry in record.counted if entry[0] == call.call_id), None)
+        if first is not None and first[2] and first[2].get("correctable_refusal") != kind:
+            return True, (f"{call.call_id} ({call.kind}): its receipt was counted with kind "
+                          f"{first[2].get('correctable_refusal')!r}, expected {kind!r}")
     return True, None
 
 
@@ -407,6 +459,7 @@ CATALOGUE: tuple[Invariant, ...] = unique_ids((
     Invariant("H9", "001", "a capped copy without a record fails closed", h9_capped_copy_fails_closed, subject="hooks"),
     Invariant("H10", "002", "the instruction once, then the stop and one abort", h10_instruction_then_stop, subject="hooks"),
     Invariant("H11", "000, 001, 002", "a receipt fails exactly as classified", h11_failure_as_classified, subject="hooks"),
+    Invariant("H12", "002", "the router refuses and binds as seed 002 says", h12_router_as_seed_002, subject="hooks"),
 ))
 
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
@@ -441,6 +494,14 @@ COVERAGE_MINIMUMS = {
     # Records under another id: a nested child's (never kept) and one no call has (kept by the one parent).
     "records under a nested child's id": 20,
     "records kept under an id no call has": 20,
+    # H12 (issue 24): the router's decisions before the first project file, each form reached. Lowest over seeds
+    # 400-407 (bulk alone): 1,077 / 150 / 158 / 785 first writes binding, non-remedy bindings, probes, refused
+    # writes; the read-then-remedy trip (H5 with the run's own reads) 121.
+    "first writes binding a project": 20,
+    "first writes the router binds that are no remedy": 20,
+    "version probes run before the first project file": 20,
+    "writes the router refuses as bare, generic or unusable": 20,
+    "remedies written to a file read earlier": 20,
 }
 
 

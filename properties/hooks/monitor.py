@@ -15,7 +15,8 @@ from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
-from properties.hooks.spec_playground import write_binds_new_project
+from properties.hooks.spec_playground import workspace_relative, write_binds_new_project, written_path
+from properties.hooks.spec_router import GATED_TOOLS, PROJECT_PATH, READ_TOOLS, RouterExpectation, called_tool, expect_router
 from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts
 from properties.judge import Judge
 from properties.subject import Partings
@@ -99,6 +100,9 @@ class HookMonitor:
     instruction_seen: "str | None" = None
     #: Model calls since the last tool call (coverage only: a trip that model calls just preceded).
     model_calls_in_a_row: int = 0
+    #: Paths of the reads G let through while Playground routing was active, in order: what H5's restatement of
+    #: "names a file read earlier in the run" reads (the harness's own list, never the guard's ``read_paths``).
+    read_paths: list[str] = attrs.field(factory=list)
     #: The one judge of ``invariants`` (``properties.judge``), made at the first step.
     _judge: "Judge | None" = None
 
@@ -117,6 +121,7 @@ class HookMonitor:
         self.hook_calls = 0
         self.ran_away = False
         self.model_calls_in_a_row = 0
+        self.read_paths = []
         self.strict_stop = sequence.strict_stop
         self.root = sequence.root
         self.uncounted_inspections = {"G": False, "M": False}
@@ -158,8 +163,32 @@ class HookMonitor:
             and routing is not None
             and routing.initialized is True
             # classifiers.md, restated in the harness (never production's binds_new_project).
-            and write_binds_new_project(shape.tool, shape.params, routing, self.root, guard.read_paths)
+            and write_binds_new_project(shape.tool, shape.params, routing, self.root, self.read_paths)
         )
+
+    def _expect_router(self, event: HookEvent) -> "RouterExpectation | None":
+        """H12's expectation of the router for ``event`` on G, read before it is delivered (None: no call reaches
+        ``before_tool_call``, or Playground routing is not active)."""
+        if not isinstance(event, Call) or event.binding == "no_before":
+            return None
+        routing = self.guards["G"].routing
+        if routing is None or routing.initialized is not True:
+            return None
+        shape = call_shape(event.kind, event.index)
+        return expect_router(shape.tool, shape.params, routing, self.root)
+
+    def _note_read(self, event: HookEvent, router: "RouterExpectation | None", records: list[HookRecord]) -> None:
+        """After a call G let through while routing was active: a read's path joins the run's reads (H5)."""
+        if router is None or not isinstance(event, Call):
+            return
+        decision = next((record.decision for record in records if record.hook == "before_tool_call"), None)
+        if decision is None or decision.block:
+            return
+        shape = call_shape(event.kind, event.index)
+        real, args = called_tool(shape.tool, shape.params)
+        path = args.get("path") if real in READ_TOOLS and isinstance(args, dict) else None
+        if isinstance(path, str):
+            self.read_paths.append(path)
 
     def step(self, event: HookEvent) -> list[Violation]:
         """Deliver ``event`` to G and M (and H3's oracle) and check every invariant; the violations of this step.
@@ -195,6 +224,7 @@ class HookMonitor:
     def deliver_and_check(self, event: HookEvent) -> list[Violation]:
         guards = self.guards
         expect = self._expect_admit(event)
+        router = self._expect_router(event)
         # H1's scope ends at the first receipt it does not cover (the states legitimately part from there on).
         self.in_h1_scope = self.in_h1_scope and event_in_h1_scope(event)
         start = {}
@@ -234,6 +264,7 @@ class HookMonitor:
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
             expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
             {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
+            router, guards["G"].routing,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:
@@ -244,6 +275,7 @@ class HookMonitor:
         self.model_calls_since_trip, self.shown_since_trip, self.cancelled = calls_since_trip, shown_since_trip, cancelled
         self.admitted = self.admitted or any(record.admitted for record in records["G"])
         self.note_uncounted(event, records)
+        self._note_read(event, router, records["G"])
         self.retire_earlier(records["G"], earlier)
         tally.steps += 1
         self.index += 1
@@ -345,6 +377,19 @@ class HookMonitor:
                 coverage["kept records their receipt contradicts"] += 1
             if kind_error(event.kind) is not None and any(r.hook == "after_tool_call" and r.counted for r in records):
                 coverage["events carrying an error"] += 1
+            if (base == "remedy" and begin.terminal and begin.correction is not None
+                    and write_path_read(shape, self.root, self.read_paths)):
+                coverage["remedies written to a file read earlier"] += 1
+            router = step.router
+            if router is not None and not begin.terminal and router.routing.binding is None:
+                # H12's forms (issue 24): what the router decides before the first project file, each reached.
+                if router.kind == PROJECT_PATH:
+                    coverage["writes the router refuses as bare, generic or unusable"] += 1
+                elif router.binding is not None and router.routing.binding is None:
+                    remedy = write_binds_new_project(shape.tool, shape.params, router.routing, self.root, ())
+                    coverage["first writes binding a project" if remedy else "first writes the router binds that are no remedy"] += 1
+                elif router.kind is None and called_tool(shape.tool, shape.params)[0] in GATED_TOOLS:
+                    coverage["version probes run before the first project file"] += 1
             if refused and own and counted:
                 coverage["refused calls with their own receipt"] += 1
                 if base == "lookup":
@@ -366,6 +411,12 @@ def leaves_fitting_entry(call: Call, shape: Shape) -> bool:
     """The call's before_tool_call leaves a pending entry a record can fit: this run and session, not a nested
     child, the inspection tool (``record_expected`` and ``note_uncounted`` must agree on it)."""
     return call.binding not in NO_FITTING_ENTRY and shape.real_tool == INSPECTION_TOOL
+
+
+def write_path_read(shape: Shape, root: "str | None", read_paths: list[str]) -> bool:
+    """The call writes a path (as given or made relative) that the run read earlier (classifiers.md's last clause)."""
+    path = written_path(shape.tool, shape.params)
+    return path is not None and (path in read_paths or workspace_relative(path, root) in read_paths)
 
 
 def _event_text(records: list[HookRecord]) -> str:

@@ -152,8 +152,13 @@ def kind_error(kind: str) -> str | None:
     return EVENT_ERROR if kind.endswith(WITH_ERROR) else None
 
 
+#: Kinds only a motif draws (``generate.Builder.trip``): a read of the very path the trip's remedy will write
+#: (seed 002: the router preserves a file read earlier instead of binding it, so that remedy is not admitted).
+MOTIF_KINDS = ("read_ahead",)
+#: The trip motif's remedy comes this many calls after its read (four gated calls between them).
+READ_AHEAD = 5
 #: Every call kind a sequence (or a sequence file) may hold: the base kinds first, then every variant.
-CALL_KINDS = BASE_KINDS + tuple(
+CALL_KINDS = BASE_KINDS + MOTIF_KINDS + tuple(
     kind_name(base, tool, wrapped, own, error)
     for base in BASE_KINDS for tool in (None, *DISGUISES) for wrapped in (False, True) for own in (False, True)
     for error in (False, True) if (tool, wrapped, own, error) != (None, False, False, False)
@@ -223,17 +228,86 @@ def _base_shape(kind: str, index: int) -> Shape:
         "describe_fail": ("tool_call", {"id": "tool_describe", "args": {"name": "x"}}, failure("Unknown tool id")),
         "search": ("tool_search", {"query": f"q{index}"}, ok()),
         "big_read": ("read", {"path": f"big{index}.json"}, ok("x" * 10)),
-        "gate": ("exec", {"command": f"python3 -c 'import m{index}'"}, exec_result(0)),
-        "probe": ("exec", {"command": "python3 --version"}, exec_result(0, "Python 3.11.2")),
-        "remedy": ("write", {"path": f"Playground/project-{index % 3}/main.py", "content": "x"}, ok()),
-        "bad_write": ("write", {"path": f"main{index}.py", "content": "x"}, ok()),
+        "gate": (*_gated_call(index), exec_result(0)),
+        "probe": ("exec", {"command": VERSION_PROBES[index % len(VERSION_PROBES)]}, exec_result(0, "Python 3.11.2")),
+        "remedy": ("write", {"path": remedy_path(index), "content": "x"}, ok()),
+        "bad_write": ("write", {"path": no_remedy_path(index), "content": "x"}, ok()),
         # The remedy by its absolute path: a remedy when the guard's root is WORKSPACE_ROOT, else a bad write.
         "remedy_rooted": ("write", {"path": f"{WORKSPACE_ROOT}/Playground/project-{index % 3}/main.py", "content": "x"},
                           ok()),
         "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
+        # A successful read (a failed one would count toward the fuse, and the third gate would trip it).
+        "read_ahead": ("read", {"path": remedy_path(index + READ_AHEAD)}, ok("existing text")),
     }
     tool, params, live = simple[kind]
     return Shape(tool, params, live, live, None)
+
+
+#: Issue 24: the router's decisions, drawn in every form seed 002 and hooks.md tell apart. The commands the
+#: first-write gate refuses (one by index): code, a patch, the seed's recorded call 1 (a version probe with code
+#: chained to it), a probe followed by another command.
+def _gated_call(index: int) -> tuple[str, dict]:
+    form = index % 4
+    if form == 1:
+        return "apply_patch", {"patch": f"*** Begin Patch\n*** Add File: m{index}.py\n+x = {index}\n*** End Patch"}
+    command = (
+        f"python3 -c 'import m{index}'",
+        "",
+        "python3 --version && python3 -c 'from PIL import Image'",
+        f"node --version; ls {index}",
+    )[form]
+    return "exec", {"command": command}
+
+
+#: Version probes the gate lets run (seed 002's recorded call 2, and the same question asked other ways).
+VERSION_PROBES = ("python3 --version", "node -V", "  git --version  ", "python3.11 --version")
+
+
+def _deep(parts: int) -> str:
+    """A remedy path of exactly ``parts`` components (classifiers.md allows at most 12)."""
+    return "/".join(["Playground", "deep-project", *(f"d{number}" for number in range(parts - 3)), "main.py"])
+
+
+def _long(length: int) -> str:
+    """A remedy path of exactly ``length`` characters (classifiers.md allows at most 512), in folders of at most
+    60 characters (each component within classifiers.md's 64)."""
+    head, tail = "Playground/long-project/", "/main.py"
+    remaining = length - len(head) - len(tail)
+    names = []
+    while remaining > 64:
+        names.append("a" * 60)
+        remaining -= 61
+    names.append("b" * remaining)
+    return head + "/".join(names) + tail
+
+
+#: Remedies (binds_new_project holds in a fresh routing state): the seed's plain form, or at a few call numbers
+#: another spelling of it: the limits exactly (12 components, 512 characters), a leading ``./``, backslashes,
+#: ``/workspace/``. By call number, so that a seed draws the same events as before; the numbers are ones the trip
+#: motif's remedy often has (calls 3-8), so each form is admitted in the default run.
+REMEDY_FORMS = {3: "@deep", 4: "@long", 5: "./Playground/project-{n}/index.html",
+                7: "Playground\\project-{n}\\main.py", 8: "/workspace/Playground/project-{n}/app.js"}
+REMEDY_PLAIN = "Playground/project-{n}/main.py"
+#: Writes that are no remedy: refused by the router (bare, generic, unusable: a device name, a trailing dot, a
+#: space, 13 components, 513 characters) or bound by it where binds_new_project is narrower (``playground`` in
+#: lower case, ``<name>/<file>``: seed 002). One form per call number, the twelve spread over calls 0-11
+#: (``NO_REMEDY_STRIDE`` is prime to 12) so that every form comes at a call number sequences often reach.
+NO_REMEDY_FORMS = (
+    "main{i}.py", "Playground/main.py", "Playground/src/app{i}.js", "playground/Assets/x{i}.css",
+    "Playground/con/x{i}.py", "Playground/demo./x{i}.py", "@deep13", "@long513", "Playground/my project/x{i}.py",
+    "src/main{i}.py", "playground/notes-{n}/main.py", "photo-renamer-{n}/main.py",
+)
+NO_REMEDY_STRIDE = 5
+
+
+def remedy_path(index: int) -> str:
+    form = REMEDY_FORMS.get(index, REMEDY_PLAIN)
+    return _deep(12) if form == "@deep" else _long(512) if form == "@long" else form.format(n=index % 3)
+
+
+def no_remedy_path(index: int) -> str:
+    form = NO_REMEDY_FORMS[index * NO_REMEDY_STRIDE % len(NO_REMEDY_FORMS)]
+    return _deep(13) if form == "@deep13" else _long(513) if form == "@long513" else form.format(i=index, n=index % 3)
 
 
 def other_tool(tool: str) -> str:

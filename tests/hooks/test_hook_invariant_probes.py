@@ -1,4 +1,4 @@
-"""Each of H1-H11 can fail: the smallest bug it exists to catch, planted in the hook path, is reported by it alone.
+"""Each of H1-H12 can fail: the smallest bug it exists to catch, planted in the hook path, is reported by it alone.
 
 Every probe plants one bug with pytest's ``MonkeyPatch`` (a public method of ``ToolLoopGuard`` or
 ``Finalization`` wrapped or replaced, or a module-level name of ``guard.hooks`` rebound; never an edit of
@@ -11,6 +11,7 @@ boundary after a trip shows the instruction, the next the stop), never from the 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import pytest
@@ -23,7 +24,7 @@ from properties.hooks.events import AFTER, PERSIST, Call, HookSequence, ModelCal
 from properties.hooks.generate import Builder
 from properties.hooks.invariants import BY_ID
 from properties.hooks.monitor import HookMonitor
-from properties.hooks.shapes import WORKSPACE_ROOT
+from properties.hooks.shapes import WORKSPACE_ROOT, call_shape
 from properties.probes import Probes
 
 PROBED = Probes()
@@ -282,3 +283,36 @@ def test_h11_catches_a_record_under_another_id_that_finds_no_parent() -> None:
 
     sequence = website(Call(0, "ts_passed", record_id="foreign"))
     assert_caught("H11", sequence, lambda patch: patch.setattr(ToolLoopGuard, "record_tool_result", strict), at=0)
+
+
+def router_calls(*calls: tuple[int, str]) -> HookSequence:
+    """Playground calls by (call number, kind), each bound, after-first: the call number picks the path form."""
+    return HookSequence(playground=True, events=tuple(Call(index, kind) for index, kind in calls))
+
+
+@PROBED("H12")
+def test_h12_catches_a_gate_that_lets_code_run() -> None:
+    """Plants: the first-write gate takes any command for a version probe. Breaks: the router refuses commands
+    until the first project file exists (seed 002: its recorded call 1, a probe with code chained to it, was
+    refused); here seed 002's recorded call 1 runs."""
+    sequence = router_calls((2, "gate"))
+    assert call_shape("gate", 2).params["command"].startswith("python3 --version && ")
+    assert_caught("H12", sequence, lambda patch: patch.setattr(hooks, "VERSION_PROBE", re.compile(r".*")), at=0)
+
+
+@PROBED("H12")
+def test_h12_catches_a_router_that_binds_a_generic_folder() -> None:
+    """Plants: no folder name is generic to the router. Breaks: a first write to a generic folder is refused as
+    ``playground-project-path`` (hooks.md: "a write to a bare, generic or unusable path"); here
+    ``Playground/src/...`` is bound as the project and the next gated exec runs."""
+    generic = next(index for index in range(12) if call_shape("bad_write", index).params["path"].startswith("Playground/src/"))
+    sequence = router_calls((generic, "bad_write"), (generic + 1, "gate"))
+    assert_caught("H12", sequence, lambda patch: patch.setattr(hooks, "GENERIC_NAMES", frozenset()), at=0)
+
+
+@PROBED("H12")
+def test_h12_catches_a_refusal_that_does_not_name_its_remedy() -> None:
+    """Plants: the first-write refusal says only that nothing ran. Breaks: seed 002's refusal "names its own
+    remedy" (write the first project file, in a Playground folder); the model is left without the fix."""
+    sequence = router_calls((0, "gate"))
+    assert_caught("H12", sequence, lambda patch: patch.setattr(hooks, "FIRST_WRITE_TEXT", "Not run."), at=0)

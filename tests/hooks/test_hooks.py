@@ -29,7 +29,7 @@ from properties.catalogue import Tally
 from properties.hooks.deliver import SpyBudget, guard_state, memories
 from properties.hooks.events import HookSequence
 from properties.hooks.generate import Builder, sequences
-from properties.hooks.invariants import CATALOGUE
+from properties.hooks.invariants import BY_ID, CATALOGUE
 from properties.hooks.monitor import HookMonitor
 from properties.hooks.trace_file import load as load_sequence, save as save_sequence
 from properties.hooks.shapes import (
@@ -1047,7 +1047,9 @@ def test_seeded_bulk_sequences() -> None:
 
 
 def test_the_monitor_finds_a_guard_that_drops_the_kind_on_one_hook(monkeypatch) -> None:
-    """A planted H1 bug: after_tool_call forgets the refusal kind, so the two orders part at the trip."""
+    """A planted H1 bug: after_tool_call forgets the refusal kind, so the two orders part at the trip. The whole
+    catalogue sees it first at the first refused gate, whose own receipt (after-first) lost its kind (H12); H1
+    alone sees the two orders part."""
     original = ToolLoopGuard.after_tool_call
 
     def forgetful(self, call_id, tool, params, result, error=None):
@@ -1057,7 +1059,10 @@ def test_the_monitor_finds_a_guard_that_drops_the_kind_on_one_hook(monkeypatch) 
     monkeypatch.setattr(ToolLoopGuard, "after_tool_call", forgetful)
     builder = Builder(playground=True, policy="after")
     builder.trip("remedy")
-    found = HookMonitor(Tally()).check(builder.build())
+    sequence = builder.build()
+    found = HookMonitor(Tally()).check(sequence)
+    assert found and found[0].invariant == "H12" and found[0].step == 0, found
+    found = HookMonitor(Tally(), (BY_ID["H1"],)).check(sequence)
     assert found and found[0].invariant == "H1", found
 
 
