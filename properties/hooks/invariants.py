@@ -316,7 +316,11 @@ def h6_instruction_pends_only_while_stopped(step: HookStep) -> Outcome:
 
 def h7_persisted_copies(step: HookStep) -> Outcome:
     """A persisted copy is the host's message while the run is open; once stopped it carries the stop text,
-    except the tripping refusal's own copy while its correction pends, which keeps its refusal text (seed 002)."""
+    except the tripping refusal's own copy while its correction pends, which stays the host's message (seed 002).
+
+    Where hooks.md is silent, the careful reading: the stopped copy is still the host's transcript entry, its
+    other keys kept (the call it answers, its details, its error flag), with its content replaced by exactly
+    one text part (``{"type": "text", "text": ...}``) holding the stop text."""
     exercised = False
     for record, tripped in zip(step.records["G"], step.tripped_by):
         if record.hook != "tool_result_persist":
@@ -329,10 +333,15 @@ def h7_persisted_copies(step: HookStep) -> Outcome:
         exercised = True
         kept = text_of(record.persisted)
         if state.correction is not None and step.call.call_id == tripped:
-            if kept != text_of(record.message):
+            if record.persisted != record.message:
                 return True, f"{step.call.call_id}: the tripping refusal's copy lost its text while the correction pends: {kept[:60]!r}"
         elif not kept.startswith(STOP_HEAD):
             return True, f"{step.call.call_id}: a stopped run persisted {kept[:60]!r} instead of the stop text"
+        else:
+            message = record.message if isinstance(record.message, dict) else {}
+            if record.persisted != {**message, "content": [{"type": "text", "text": kept}]}:
+                return True, (f"{step.call.call_id}: the stopped copy is not the host's message with one text part: "
+                              f"{str(record.persisted)[:120]}")
     return exercised, None
 
 
@@ -496,7 +505,7 @@ COVERAGE_MINIMUMS = {
     "records kept under an id no call has": 20,
     # H12 (issue 24): the router's decisions before the first project file, each form reached. Lowest over seeds
     # 400-407 (bulk alone): 1,077 / 150 / 158 / 785 first writes binding, non-remedy bindings, probes, refused
-    # writes; the read-then-remedy trip (H5 with the run's own reads) 121.
+    # writes; the read-then-remedy trip (H5 with the run's own reads) 69.
     "first writes binding a project": 20,
     "first writes the router binds that are no remedy": 20,
     "version probes run before the first project file": 20,

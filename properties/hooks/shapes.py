@@ -153,7 +153,8 @@ def kind_error(kind: str) -> str | None:
 
 
 #: Kinds only a motif draws (``generate.Builder.trip``): a read of the very path the trip's remedy will write
-#: (seed 002: the router preserves a file read earlier instead of binding it, so that remedy is not admitted).
+#: (seed 002: the router preserves a file read earlier instead of binding it, so that remedy is not admitted),
+#: or at odd call numbers an edit of it (no read: that remedy is admitted).
 MOTIF_KINDS = ("read_ahead",)
 #: The trip motif's remedy comes this many calls after its read (four gated calls between them).
 READ_AHEAD = 5
@@ -236,8 +237,11 @@ def _base_shape(kind: str, index: int) -> Shape:
         "remedy_rooted": ("write", {"path": f"{WORKSPACE_ROOT}/Playground/project-{index % 3}/main.py", "content": "x"},
                           ok()),
         "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
-        # A successful read (a failed one would count toward the fuse, and the third gate would trip it).
-        "read_ahead": ("read", {"path": remedy_path(index + READ_AHEAD)}, ok("existing text")),
+        # A successful read (a failed one would count toward the fuse, and the third gate would trip it); at odd
+        # call numbers an edit of that path instead, which reads nothing (the remedy after it is still admitted).
+        "read_ahead": (("read", {"path": remedy_path(index + READ_AHEAD)}) if index % 2 == 0 else
+                       ("edit", {"path": remedy_path(index + READ_AHEAD), "oldText": "a", "newText": "b"}))
+        + (ok("existing text"),),
     }
     tool, params, live = simple[kind]
     return Shape(tool, params, live, live, None)
