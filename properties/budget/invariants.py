@@ -486,7 +486,7 @@ PROBE_EMPTIED = ("seen_calls", "seen_call_set", "successes")
 def load_probe(probe: RunProgressBudget, budget: RunProgressBudget) -> RunProgressBudget:
     """Make ``probe`` a copy of ``budget`` (fresh memories, see ``PROBE_EMPTIED``) and return it.
 
-    B13 keeps one scratch budget per limits and reloads it for every probe:
+    B13 keeps one scratch budget and reloads it for every probe:
     assigning twelve fields costs a third of building a budget through its
     constructor, and B13 runs at every step of every driver.
     """
@@ -526,9 +526,11 @@ def failure_ended(budget: RunProgressBudget, lane: Any) -> bool:
     return ends or (lane is not None and lane in budget.exhausted_lanes)
 
 
-#: One scratch budget per limits that B13 reloads for every probe (``load_probe``): a cache of
-#: a buffer whose earlier content never matters, so sharing it between monitors changes nothing.
-_SCRATCH: dict[Limits, RunProgressBudget] = {}
+#: The one scratch budget B13 reloads for every probe (``load_probe`` sets every field, limits included, so
+#: its earlier content never matters and monitors may share it). Made here, at import, rather than on first
+#: use: a branch taken only by a process's first example would make a fuzzer's replay of that example run
+#: other code than its first run did (HypoFuzz then calls the example unstable; tests/fuzz/test_fuzz_feedback.py).
+_SCRATCH = RunProgressBudget(Limits())
 
 
 def b13_failure_ends_exact(step: Step) -> Outcome:
@@ -564,12 +566,9 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
         return True, None
     if budget is None or mode == "off":
         return False, None
-    probe = _SCRATCH.get(budget.limits)
-    if probe is None:
-        probe = _SCRATCH[budget.limits] = RunProgressBudget(budget.limits)
     for lane, correctable, empty in PROBES:
         said = budget.failure_ends(lane, correctable=correctable, empty_lookup=empty)
-        seen = failure_outcome(budget, lane, correctable, empty, probe)
+        seen = failure_outcome(budget, lane, correctable, empty, _SCRATCH)
         if said != seen:
             return True, f"failure_ends(lane={lane!r}, correctable={correctable}, empty_lookup={empty}) said {said}, observing gives {seen}"
     return True, None
