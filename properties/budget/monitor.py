@@ -236,13 +236,9 @@ class Monitor:
     ) -> Step:
         """The step the checks judge, with the history as it stands after ``update_history`` (the one place a
         budget step is made: ``deliver_and_check`` and the explorer's edges both build it here)."""
-        budgets = self.budgets
-        reference = budgets.get("R")
         history = StepHistory(
-            self.limits,
-            reference.limits.consecutive_failures if reference is not None else self.limits.consecutive_failures,
-            self.feature_used, self.admissions, self.streak_admissions, self.streak_fuse, self.lookups_only,
-            self.failure_ends_probes, budgets.get("P"),
+            self.limits, self.reference_fuse(), self.feature_used, self.admissions, self.streak_admissions, self.streak_fuse, self.lookups_only,
+            self.failure_ends_probes, self.budgets.get("P"),
         )
         return Step(index, event, before, after, duplicate, admitted, history, fresh, failed, rows, production, predicted)
 
@@ -288,8 +284,10 @@ class Monitor:
                     self.streak_fuse = {**self.streak_fuse, copy: 0}
 
     def reference_fuse(self) -> int:
-        """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit)."""
-        return self.budgets["R"].limits.consecutive_failures
+        """The reference's own consecutive-failure fuse (B9 counts against it, not P's limit); P's own limit for
+        a monitor that drives no reference (B13's probe monitor checks nothing that reads it)."""
+        reference = self.budgets.get("R")
+        return (reference.limits if reference is not None else self.limits).consecutive_failures
 
     def count_toward_fuse(self, copy: str, event: Result, before: Snap) -> None:
         """B9: ``copy`` charged one more no-lane failure in its streak (see ``b9_one_failure_past_the_fuse``)."""

@@ -275,7 +275,7 @@ def h12_router_as_seed_002(step: HookStep) -> Outcome:
     routing = step.routing_after
     if before.before.budget.terminal and not before.admitted:
         if routing != expected.routing:
-            return False, f"{call.call_id} ({call.kind}): refused by the stopped run, yet the routing became {routing!r}"
+            return True, f"{call.call_id} ({call.kind}): refused by the stopped run, yet the routing became {routing!r}"
         return False, None
     decision, kind = before.decision, expected.kind
     reason = decision.block_reason

@@ -15,7 +15,7 @@ from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
-from properties.hooks.spec_playground import workspace_relative, write_binds_new_project, written_path
+from properties.hooks.spec_playground import names_a_read, write_binds_new_project, written_path
 from properties.hooks.spec_router import GATED_TOOLS, PROJECT_PATH, READ_TOOLS, RouterExpectation, called_tool, expect_router
 from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts
 from properties.judge import Judge
@@ -385,7 +385,7 @@ class HookMonitor:
                 # H12's forms (issue 24): what the router decides before the first project file, each reached.
                 if router.kind == PROJECT_PATH:
                     coverage["writes the router refuses as bare, generic or unusable"] += 1
-                elif router.binding is not None and router.routing.binding is None:
+                elif router.binding is not None:
                     remedy = write_binds_new_project(shape.tool, shape.params, router.routing, self.root, ())
                     coverage["first writes binding a project" if remedy else "first writes the router binds that are no remedy"] += 1
                 elif router.kind is None and called_tool(shape.tool, shape.params)[0] in GATED_TOOLS:
@@ -414,9 +414,9 @@ def leaves_fitting_entry(call: Call, shape: Shape) -> bool:
 
 
 def write_path_read(shape: Shape, root: "str | None", read_paths: list[str]) -> bool:
-    """The call writes a path (as given or made relative) that the run read earlier (classifiers.md's last clause)."""
+    """The call writes a path the run read earlier (``spec_playground.names_a_read``)."""
     path = written_path(shape.tool, shape.params)
-    return path is not None and (path in read_paths or workspace_relative(path, root) in read_paths)
+    return path is not None and names_a_read(path, root, read_paths)
 
 
 def _event_text(records: list[HookRecord]) -> str:

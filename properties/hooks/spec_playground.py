@@ -97,5 +97,10 @@ def write_binds_new_project(tool: Any, params: Any, routing: Any, root: "str | N
     if parts[0] != PROJECTS_ROOT or parts[1].lower() in GENERIC_FOLDERS:
         return False
     # classifiers.md: the router preserves a file read earlier in the run instead of binding it.
+    return not names_a_read(path, root, read_paths)
+
+
+def names_a_read(path: str, root: "str | None", read_paths: Iterable[str]) -> bool:
+    """classifiers.md's last clause: the path as given, or made relative, names a file read earlier in the run."""
     read = set(read_paths)
-    return path not in read and relative not in read
+    return path in read or workspace_relative(path, root) in read
