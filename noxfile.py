@@ -81,8 +81,10 @@ def pin_regression(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Throughput of every driver and the classifier, as medians of several runs; figures in reports/bench/."""
-    _install(session, RUNTIME, FIGURES)
+    """Throughput of every driver and the classifier, as medians of several runs; figures in reports/bench/; the
+    review of a one-function change beside one default run (``--review-repeats``)."""
+    # The test and mutation groups too: the review row runs `python -m properties.review`, mutmut included.
+    _install(session, RUNTIME, FIGURES, TEST, MUTANTS)
     session.run("python", "-m", "properties.bench", *session.posargs, env=ENV)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from properties import profiles, progress
-from properties.paths import ROOT
+from properties.paths import ROOT, shared_dir
 from properties.subject import Subject, available
 
 SEED = 20_240_601
@@ -122,6 +122,74 @@ def bench_progress_cost(repeats: int, timeout: float) -> dict[str, Any]:
             "own_share": (_median(owns) / progress_cpu) if owns and progress_cpu else float("nan")}
 
 
+#: The one-function change the review row reviews: ``lane_of`` in one expression, a refactor that keeps behaviour
+#: (the change ``tests/core/test_review.py`` reviews first). (file, exact old text, new text).
+REVIEWED_CHANGE = ("guard/budget.py", "    if isinstance(lane, str) and lane in LANES:\n        return lane\n    return None\n",
+                   "    return lane if isinstance(lane, str) and lane in LANES else None\n")
+
+
+def bench_review_cost(repeats: int, timeout: float, mutants: bool) -> dict[str, Any]:
+    """The review of a one-function change (``REVIEWED_CHANGE``, committed on HEAD in a temporary worktree) beside
+    one default run in that worktree, alternating; medians of ``repeats`` (issue 20's goal: at most 2.5x).
+
+    Both run as their commands do (``python -m properties.review HEAD~1``, ``python -m properties``), with the
+    bench's seed and ``--quiet``; ``mutants`` False passes ``--no-mutants`` to the review."""
+    import resource
+    import tempfile
+
+    label = "review of a one-function change" + ("" if mutants else " (--no-mutants)")
+    with tempfile.TemporaryDirectory(prefix="properties-bench-review-") as scratch:
+        tree = Path(scratch) / "tree"
+        added = subprocess.run(["git", "worktree", "add", "--detach", str(tree), "HEAD"], cwd=ROOT,
+                               capture_output=True, text=True)
+        if added.returncode != 0:
+            return {"status": "no worktree of HEAD: " + (added.stderr.strip().splitlines()[-1:] or ["git failed"])[0]}
+        try:
+            file, find, replace = REVIEWED_CHANGE
+            text = (tree / file).read_text(encoding="utf-8")
+            if text.count(find) != 1:
+                return {"status": f"{file} no longer holds the reviewed function's text (REVIEWED_CHANGE)"}
+            (tree / file).write_text(text.replace(find, replace), encoding="utf-8")
+            committed = subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit",
+                                        "-q", "-am", "bench: lane_of in one expression"], cwd=tree,
+                                       capture_output=True, text=True)
+            if committed.returncode != 0:
+                return {"status": "cannot commit the change: " + committed.stderr.strip()[-200:]}
+            # The worktree lies outside this checkout's folder, so ../shared is named for it.
+            env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "GUARD_SHARED": str(shared_dir())}
+            commands = {
+                "default run": [sys.executable, "-m", "properties", "--seed", str(SEED), "--quiet", "--out",
+                                str(Path(scratch) / "reports-run")],
+                "review": [sys.executable, "-m", "properties.review", "HEAD~1", "--seed", str(SEED), "--quiet", "--out",
+                           str(Path(scratch) / "reports-review")] + ([] if mutants else ["--no-mutants"]),
+            }
+            walls: dict[str, list[float]] = {name: [] for name in commands}
+            cpus: dict[str, list[float]] = {name: [] for name in commands}
+            codes: dict[str, set[int]] = {name: set() for name in commands}
+            for number in range(repeats):
+                for name in (("default run", "review") if number % 2 == 0 else ("review", "default run")):
+                    progress.update(label, done=len(walls["review"]) + len(walls["default run"]), total=2 * repeats,
+                                    unit="runs", side=f"now: {name}", force=True)
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    started = time.perf_counter()
+                    try:
+                        done = subprocess.run(commands[name], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL, timeout=timeout)
+                    except subprocess.TimeoutExpired:
+                        return {"status": f"the {name} was cut off after {timeout:.0f} s"}
+                    walls[name].append(time.perf_counter() - started)
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                    codes[name].add(done.returncode)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+            subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
+    review, run = _median(walls["review"]), _median(walls["default run"])
+    return {"status": "; ".join(f"{name} exit {','.join(map(str, sorted(found)))}" for name, found in codes.items()),
+            "label": label, "review": review, "run": run, "ratio": review / run, "samples": walls,
+            "cpu_ratio": _median(cpus["review"]) / _median(cpus["default run"]), "cpus": cpus}
+
+
 def _pair_ratios(walls: dict[str, list[float]]) -> list[float]:
     """Each repeat's with/without ratio: the two runs of a pair ran next to each other, under the same load."""
     return [with_ / without for with_, without in zip(walls["progress"], walls["quiet"])]
@@ -158,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--default-repeats", type=int, default=3, help="default runs with and without progress (median of each)")
     parser.add_argument("--figures", type=Path, default=ROOT / "reports" / "bench", help="where the SVG figures and bench.md go")
     parser.add_argument("--subject", action="append", metavar="NAME", help="only this subject's rows (repeatable)")
+    parser.add_argument("--review-repeats", type=int, default=1,
+                        help="reviews of a one-function change beside a default run (median of each; 0: none)")
     parser.add_argument("--only-default-run", action="store_true",
                         help="no subject's rows: only the default run with and without progress")
     benched = [subject for subject in available() if subject.bench is not None]
@@ -178,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{', '.join(subject.name for subject in benched)}", file=sys.stderr)
             return 2
         benched = [subject for subject in benched if subject.name in args.subject]
-    problems = [] if args.default_repeats >= 1 and args.repeats >= 1 else ["--repeats and --default-repeats must be positive"]
+    problems = [] if args.default_repeats >= 1 and args.repeats >= 1 and args.review_repeats >= 0 else [
+        "--repeats and --default-repeats must be positive, --review-repeats at least 0"]
     for subject in benched:
         assert subject.bench is not None
         if subject.bench.check_options is not None:
@@ -229,6 +300,17 @@ def _bench(args: argparse.Namespace, benched: Sequence[Subject]) -> int:
                 f"{d['cpu_progress']:.1f} vs {d['cpu_quiet']:.1f} CPU s, the run's whole process tree; {cpu_samples}")
         else:
             add("default run with and without progress", "-", d["status"])
+    if not args.skip_default_run and not args.only_default_run and args.review_repeats > 0:
+        for mutants in (True, False):
+            with progress.line("review of a one-function change" + ("" if mutants else " (--no-mutants)")):
+                r = bench_review_cost(args.review_repeats, timeout=3600.0, mutants=mutants)
+            if "ratio" in r:
+                samples = "; ".join(f"{name} " + ", ".join(f"{wall:.1f}" for wall in walls) for name, walls in r["samples"].items())
+                add(f"{r['label']} / default run (wall)", f"{r['ratio']:.2f}x",
+                    f"{r['review']:.1f} vs {r['run']:.1f} s, alternating, median of {args.review_repeats}; {samples}; {r['status']}")
+                add(f"{r['label']} / default run (CPU)", f"{r['cpu_ratio']:.2f}x", "the whole process trees; issue 20's goal: 2.5x wall")
+            else:
+                add(r.get("label", "review of a one-function change"), "-", r["status"])
     _table(rows)
     _write_table(args.figures, rows, drawn)
     return 0

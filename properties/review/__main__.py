@@ -284,7 +284,9 @@ def finish_exhaustive(process: subprocess.Popen[bytes], report: Path, folder: Pa
             source = Path(item["file"])
             target = folder / source.name
             shutil.copyfile(source, target)
-            events, _origin = behaviour.side(subject).load(target)
+            module = behaviour.side(subject)
+            item_read, _origin = module.load(target)
+            events = module.steps_of(item_read)
             traces.append({**item, "file": str(target), "trace": "exhaustive", "events": events,
                            "descriptions": item["events"]})
     data["traces"] = traces

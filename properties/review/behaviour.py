@@ -97,9 +97,15 @@ def _side_main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int)
     parser.add_argument("--count", type=int, help="bulk items played")
     parser.add_argument("--file", type=Path, help="one saved item instead of the seeded bulk work")
+    parser.add_argument("--tree", metavar="SCOPE",
+                        help="every run of one scope of the subject's model (properties.review.recorded)")
     args = parser.parse_args(argv)
     module = side(args.subject)
-    if args.file is not None:
+    if args.tree is not None:
+        sys.stdout.write(json.dumps({"limits": module.limits(), "scope": args.tree}) + "\n")
+        for node in module.tree(args.tree):
+            sys.stdout.write(json.dumps(node, default=str, separators=(",", ":")) + "\n")
+    elif args.file is not None:
         if hasattr(module, "rows_of_file"):
             # A side whose saved files carry their own limits (the budget's exhaustive traces) reads them itself.
             sys.stdout.write(json.dumps({"limits": module.limits()}, default=str) + "\n")

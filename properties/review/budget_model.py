@@ -290,6 +290,14 @@ class BudgetComparable:
     subject = SUBJECT
     observables = tuple(budget_side.OBSERVABLES)
 
+    def knows(self, scope: str) -> bool:
+        """Whether ``scope`` names one of the budget's scopes (``scope_named``), searched or not by default."""
+        try:
+            scope_named(scope)
+        except KeyError:
+            return False
+        return True
+
     def scopes(self) -> Sequence[str]:
         return tuple(name for name in REVIEW_SCOPES if name in SCOPES)
 

@@ -9,10 +9,12 @@ difference, in the subject's own file format under ``--out`` with the
 review's origin (``scope=`` names the limits), so ``nox -s replay -- FILE``
 shows BASE beside HEAD.
 
-``COMPARABLES``: the budget's (``budget_model``). The hook path and
-navigation plug in the same way once their models exist: a ``Comparable``
-whose ``model(guard, scope)`` builds the subject's engine ``Model`` over the
-guard package it is handed.
+``COMPARABLES``: the budget's (``budget_model``: both guards in this
+process) and the hook path's and navigation's (``recorded``: each side
+writes every run of the verdict's model of the scope in an interpreter of
+its own, and the product is searched here over the two trees). A
+comparable with ``prepare`` is handed both guards and every scope first, so
+that its sides can run at once.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from typing import Any, Sequence
 
 from properties.review import guards, product
 
-#: Subject -> the module holding its ``COMPARABLE``.
-COMPARABLES = {"budget": "properties.review.budget_model"}
+#: Subject -> ``module:name`` of its ``product.Comparable``.
+COMPARABLES = {"budget": "properties.review.budget_model:COMPARABLE", "hooks": "properties.review.recorded:HOOKS",
+               "navigation": "properties.review.recorded:NAVIGATION"}
 
 
 def comparable(subject: str) -> Any:
-    return importlib.import_module(COMPARABLES[subject]).COMPARABLE
+    module, _colon, name = COMPARABLES[subject].partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Sequence[str], scopes: Sequence[str] | None,
@@ -42,7 +46,11 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
     for subject in subjects:
         chosen = comparable(subject)
         results = []
-        for scope in (scopes or chosen.scopes()):
+        # Named scopes are searched by the subjects that have them (the budget names more than it searches).
+        wanted = list(chosen.scopes()) if not scopes else [scope for scope in scopes if chosen.knows(scope)]
+        if hasattr(chosen, "prepare"):
+            chosen.prepare([base, head], wanted)
+        for scope in wanted:
             results.append(product.compare_scope(chosen, base, head, scope, max_states=max_states, seconds=seconds))
         traces = []
         for kind, difference in product.shortest_per_kind(results):
@@ -51,7 +59,8 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
             path = out / f"review-{subject}-exhaustive-{slug}-{len(difference.events)}steps-{'-'.join(difference.kinds)}.json"
             if not path.exists():
                 model.save(difference.start, difference.events, path)
-                _set_origin(path, f"{origin} subject={subject} scope={slug} kinds={','.join(difference.kinds)}")
+                (getattr(chosen, "set_origin", None) or _set_origin)(
+                    path, f"{origin} subject={subject} scope={slug} kinds={','.join(difference.kinds)}")
             traces.append({"subject": subject, "observable": kind, "scope": difference.scope, "steps": len(difference.events),
                            "file": str(path), "kinds": list(difference.kinds), "messages": list(difference.messages),
                            "events": [model.describe(event) for event in difference.events]})

@@ -73,28 +73,110 @@ def limits() -> dict[str, Any]:
     return {}
 
 
+def row_of(guard: Any, event: Any) -> dict[str, Any]:
+    """Deliver ``event`` to ``guard``: the observables of that one event (the bulk rows and the scope trees alike)."""
+    from properties.hooks.deliver import deliver
+    from properties.review.budget_side import counters
+
+    try:
+        records = deliver(guard, event)
+    except Exception as error:
+        return {"error": f"{type(error).__name__}: {error}"}
+    budget = guard.budget
+    return {
+        # What the hook returned is what the host gets: the decision, the persisted copy, the record kept.
+        "received": [[record.hook, plain(record.returned)] for record in records],
+        "counted": [plain(record.counted) for record in records if record.counted],
+        "stop": [bool(budget.terminal), str(guard.finalization.phase), bool(guard.aborted)],
+        "counters": counters(budget),
+    }
+
+
 def rows_of(sequence: Any) -> list[dict[str, Any]]:
     """Play ``sequence`` through a fresh guard: one row of observables per event."""
-    from properties.hooks.deliver import deliver, make_guard
-    from properties.review.budget_side import counters
+    from properties.hooks.deliver import make_guard
 
     guard = make_guard(sequence)
     rows: list[dict[str, Any]] = []
     for event in sequence.events:
-        try:
-            records = deliver(guard, event)
-        except Exception as error:
-            rows.append({"error": f"{type(error).__name__}: {error}"})
+        rows.append(row_of(guard, event))
+        if "error" in rows[-1]:
             break
-        budget = guard.budget
-        rows.append({
-            # What the hook returned is what the host gets: the decision, the persisted copy, the record kept.
-            "received": [[record.hook, plain(record.returned)] for record in records],
-            "counted": [plain(record.counted) for record in records if record.counted],
-            "stop": [bool(budget.terminal), str(guard.finalization.phase), bool(guard.aborted)],
-            "counters": counters(budget),
-        })
     return rows
+
+
+# -- the exhaustive comparison's side: every run of a scope (``properties.review.recorded``) -------------------
+
+
+#: What a side shows for an event after its run ended (its guard aborted, or a hook raised): the host delivers
+#: nothing more, so every observable is absent, and the side that went on differs from it in each.
+ENDED: dict[str, Any] = {"ended": True}
+
+
+def scope_model(name: str) -> Any:
+    """The verdict's hook model of the scope ``name`` (``properties.hooks.model.scopes``), of any mode."""
+    from properties.hooks.model import scopes
+
+    for mode in ("quick", "default", "thorough"):
+        for model in scopes(mode):
+            if model.name == name:
+                return model
+    raise KeyError(f"no hook scope {name!r}")
+
+
+def default_scopes() -> tuple[str, ...]:
+    from properties.hooks.model import scopes
+
+    return tuple(model.name for model in scopes("default"))
+
+
+def events_of(model: Any, tokens: Any) -> list[Any]:
+    """The hook events a path of move numbers stands for (a call's id is its number among the run's calls)."""
+    from properties.hooks.events import Call
+
+    events: list[Any] = []
+    for token in tokens:
+        events.append(model.moves[token].event(sum(isinstance(event, Call) for event in events)))
+    return events
+
+
+def tree(name: str) -> Iterator[dict[str, Any]]:
+    """Every run of the scope, breadth first: per node its path (move numbers), what this side's guard showed
+    for the path's last event, and the moves offered next (none once the run is at the scope's length, the
+    guard aborted it, or a hook raised). Each node's guard is its parent's, pickled, with one event more."""
+    import pickle
+    from collections import deque
+
+    from properties.hooks.deliver import make_guard
+
+    model = scope_model(name)
+    every = list(range(len(model.moves)))
+    yield {"start": 0, "path": [], "offer": every if model.length else [], "row": None}
+    level = deque([((), pickle.dumps(make_guard(model.sequence(())), pickle.HIGHEST_PROTOCOL))])
+    while level:
+        path, frozen = level.popleft()
+        for token in every:
+            guard = pickle.loads(frozen)
+            child = path + (token,)
+            row = row_of(guard, events_of(model, child)[-1])
+            over = "error" in row or bool(guard.aborted) or len(child) >= model.length
+            yield {"start": 0, "path": list(child), "offer": [] if over else every, "row": row}
+            if not over:
+                level.append((child, pickle.dumps(guard, pickle.HIGHEST_PROTOCOL)))
+
+
+def after_end(_last: dict[str, Any]) -> dict[str, Any]:
+    return ENDED
+
+
+def save_path(name: str, start: int, tokens: Any, path: Path, origin: str) -> Path:
+    """A run of the scope as a hook sequence file carrying the scope's limits (``nox -s replay -- FILE``)."""
+    model = scope_model(name)
+    return save(model.sequence(events_of(model, tokens)), path, origin)
+
+
+def describe_token(name: str, token: Any) -> str:
+    return str(scope_model(name).moves[token].name)
 
 
 def save(sequence: Any, path: Path, origin: str) -> Path:

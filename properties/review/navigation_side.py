@@ -105,3 +105,69 @@ def show(name: str, value: Any) -> str:
     if name == "calls":
         return " ".join(str(call) for call in value)[:120]
     return json.dumps(value, separators=(",", ":")) if not isinstance(value, str) else value
+
+
+# -- the exhaustive comparison's side: every request of a scope (``properties.review.recorded``) ---------------
+
+
+def scope_model(name: str) -> Any:
+    """The verdict's navigation model of the scope ``name`` (``properties.navigation.model.scopes``), of any mode."""
+    from properties.navigation.model import scopes
+
+    for mode in ("quick", "default", "thorough"):
+        for model in scopes(mode):
+            if model.name == name:
+                return model
+    raise KeyError(f"no navigation scope {name!r}")
+
+
+def default_scopes() -> tuple[str, ...]:
+    from properties.navigation.model import scopes
+
+    return tuple(model.name for model in scopes("default"))
+
+
+def tree(name: str) -> Iterator[dict[str, Any]]:
+    """Every request of the scope, breadth first: per node its ending (``start``) and slices, this side's outcome
+    of that request, and the slices offered next.
+
+    The tree is the verdict's model's (``NavigationModel.alphabet`` and its ``over``: a request ends once the
+    spec says a bound, the child's reply or a cancellation ended it, and at the retrieval deadline), which reads
+    the reference and the spec, never the side's guard: both sides walk the same requests, and a side whose
+    own navigation reads past that end shows it in the outcome of the request where the spec ended."""
+    from collections import deque
+
+    model = scope_model(name)
+    level = deque()
+    for state in model.initial():
+        offer = list(model.alphabet(state))
+        yield {"start": state.ending, "path": [], "offer": offer, "row": None}
+        level.append(state)
+    while level:
+        state = level.popleft()
+        for event in model.alphabet(state):
+            slices = state.slices + (event,)
+            row = rows_of(model.scenario(state.ending, slices))[0]
+            try:
+                child = model.step(state, event).target
+                offer = [] if "error" in row else list(model.alphabet(child))
+            except Exception:
+                # The verdict's own model could not play it (this side raised under its monitor): a leaf.
+                child, offer = None, []
+            yield {"start": state.ending, "path": list(slices), "offer": offer, "row": row}
+            if offer:
+                level.append(child)
+
+
+def after_end(last: dict[str, Any]) -> dict[str, Any]:
+    """A request that ended reads no later slice: a longer prefix has the outcome it had."""
+    return last
+
+
+def save_path(name: str, start: int, tokens: Any, path: Path, origin: str) -> Path:
+    """A request of the scope as a scenario file carrying the scope's limits (``nox -s replay -- FILE``)."""
+    return save(scope_model(name).scenario(start, tuple(tokens)), path, origin)
+
+
+def describe_token(_name: str, token: Any) -> str:
+    return f"slice: {token}"

@@ -66,6 +66,10 @@ class Comparable(Protocol):
         """The scopes searched by default, smallest first."""
         ...
 
+    def knows(self, scope: str) -> bool:
+        """Whether ``scope`` names a scope of this subject (one ``--scope`` may name any subject's)."""
+        ...
+
     def model(self, guard: GuardPackage, scope: str) -> Model:
         """A model of ``guard`` alone in ``scope``; its step must accept any event either side offers."""
         ...

@@ -15,9 +15,10 @@ SCHEMA = "guard-review-report/1"
 SUMMARY_LINES = 15
 #: An invariant whose exercised count fell below this share of BASE's is flagged.
 FALL = 0.5
-#: What the exhaustive half does not cover yet (the subjects without a model for the product).
-NOT_BUILT = ("the exhaustive comparison covers the budget only: the hook path and navigation have no model for the "
-             "product yet, so for them 'no behaviour change' means none on the seeded bulk work, not a proof")
+#: What the exhaustive half does not cover (its scopes bound the runs; the bulk work goes beyond them).
+NOT_BUILT = ("the exhaustive comparison covers every run of its scopes only (the budget's three smallest, the "
+             "hook path's and navigation's default verdict scopes, each of a bounded length): beyond them 'no "
+             "behaviour change' means none on the seeded bulk work, not a proof")
 NOT_RUN = ("the exhaustive comparison was not run (--no-exhaustive): 'no behaviour change' means none on the seeded "
            "bulk work of each subject, not a proof")
 
