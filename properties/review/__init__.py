@@ -15,8 +15,11 @@ commit the review could name):
    and ``product`` with ``exhaustive``: BASE's and HEAD's guard in one
    product model searched by ``properties.engine.search`` on small scopes,
    one shortest distinguishing trace per kind of difference, or equality
-   proved to the fixpoint. Each distinguishing item is saved in its
-   subject's file format.
+   proved to the fixpoint: the budget's two guards in one process
+   (``budget_model``), the hook path's and navigation's as the trees of every
+   run of their verdict scopes, each written by its side's own interpreter
+   (``recorded``). Each distinguishing item is saved in its subject's file
+   format.
 3. the verdict (``python -m properties``) on both sides with the same seed.
 4. ``mutations.review``: mutmut on the changed functions only, the catalogue
    entries inside them, and the tests the change added or edited run against
@@ -24,8 +27,6 @@ commit the review could name):
 5. ``render``: ``reports/review.md``, ``reports/review.json`` and the changed
    code's mutants as Stryker JSON.
 
-Not built yet: the exhaustive comparison of the hook path and of navigation
-(their models for the engine are being written; ``exhaustive.COMPARABLES``
-takes each as a ``product.Comparable`` once it exists). Only the budget is
-compared exhaustively.
+Not built yet: a survivor counted as new only when the same mutation
+survived at BASE (every survivor in the changed functions is shown).
 """

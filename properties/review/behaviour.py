@@ -57,6 +57,16 @@ def side(subject: str) -> ModuleType:
     return importlib.import_module(SIDES[subject])
 
 
+def scope_of(scopes: Any, name: str, subject: str) -> Any:
+    """The model named ``name`` among ``scopes(mode)`` of any mode (quick, default, thorough): a side's scope tree
+    (``--tree``) and the exhaustive comparison name a scope by the verdict's own model of it."""
+    for mode in ("quick", "default", "thorough"):
+        for model in scopes(mode):
+            if model.name == name:
+                return model
+    raise KeyError(f"no {subject} scope {name!r}")
+
+
 def file_subject(path: Path) -> "str | None":
     """The subject whose file ``path`` is (by its schema), or None when it is none of theirs or unreadable.
 

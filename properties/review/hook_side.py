@@ -116,12 +116,9 @@ ENDED: dict[str, Any] = {"ended": True}
 def scope_model(name: str) -> Any:
     """The verdict's hook model of the scope ``name`` (``properties.hooks.model.scopes``), of any mode."""
     from properties.hooks.model import scopes
+    from properties.review.behaviour import scope_of
 
-    for mode in ("quick", "default", "thorough"):
-        for model in scopes(mode):
-            if model.name == name:
-                return model
-    raise KeyError(f"no hook scope {name!r}")
+    return scope_of(scopes, name, "hook")
 
 
 def default_scopes() -> tuple[str, ...]:

@@ -113,12 +113,9 @@ def show(name: str, value: Any) -> str:
 def scope_model(name: str) -> Any:
     """The verdict's navigation model of the scope ``name`` (``properties.navigation.model.scopes``), of any mode."""
     from properties.navigation.model import scopes
+    from properties.review.behaviour import scope_of
 
-    for mode in ("quick", "default", "thorough"):
-        for model in scopes(mode):
-            if model.name == name:
-                return model
-    raise KeyError(f"no navigation scope {name!r}")
+    return scope_of(scopes, name, "navigation")
 
 
 def default_scopes() -> tuple[str, ...]:
