@@ -615,6 +615,24 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
                         left_out_tests=_left_out_tests(root), phases=phases)
 
 
+def described(root: Path, jobs: int, select: Callable[[str], bool]) -> tuple[str, list[Mutant]]:
+    """mutmut's generation on ``root`` and the mutants whose names ``select`` accepts, each with its diff and
+    one-line description but none tested; ("", mutants), or (why generation failed, []).
+
+    The review (``mutations.review.against_base``) reads BASE's mutants this way to find, for each survivor of
+    the change, the same mutation of the same function at BASE before it pays for testing any of them."""
+    check_mutmut()
+    code, output = generate(root, jobs)
+    if code != 0:
+        return _failure_message(code, output), []
+    sources = {str(path): (root / path).read_text(encoding="utf-8") for path in source_files(root)}
+    mutants = [Mutant(name=key, path=str(path), exit_code=None, status=NOT_CHECKED)
+               for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})
+               if select(key)]
+    _diffs(root, mutants, sources)
+    return "", mutants
+
+
 def confirm_hangs(root: Path, mutants: list[Mutant]) -> None:
     """Re-judge every kill by the per-test deadline (issue 22): a wall-clock deadline on a loaded machine can
     fail a slow but finite mutant, so such a kill counts only after its test, run alone on that mutant with a

@@ -6,6 +6,11 @@
   ``select``). Its first run on a fresh copy still collects mutmut's test
   statistics over the whole suite: that is mutmut's cost, not the review's
   choice, and the dominant part of a review's wall time.
+* a survivor in a function BASE had too is matched with its twin at BASE
+  (``against_base``: the same unit and the same one-line diff, never the
+  line number) and that twin is tested with BASE's own suite; a survivor
+  whose twin survived there too is carried over, not new. Only survivors
+  pay for this: a change whose mutants all die never runs BASE's suite.
 * the catalogue entries whose spans lie in the changed units
   (``properties.review.changes.attach_entries``) run through the catalogue
   runner on that copy, as ``nox -s mutants`` runs them.
@@ -72,6 +77,113 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
     if chosen:
         catalogue_result = catalogue_runner.run(copy, chosen, jobs, seed, None, progress=progress)
     return mutmut_result, catalogue_result, copy
+
+
+def undetected(status: str) -> bool:
+    """Whether a mutant with this status counts as a survivor: not killed, not caught, not a confirmed hang, and
+    not a listed equivalent (``mutations/equivalents.toml`` of the tree it was judged in)."""
+    from mutations.mutmut_layer import DETECTED, EQUIVALENT
+
+    return status not in DETECTED and status != EQUIVALENT
+
+
+def twin_key(mutant: Any) -> tuple[str, str, str]:
+    """What makes two mutants, one at BASE and one at HEAD, the same mutation: the module, the unit (qualified
+    name) and the one-line diff (the replaced text and its replacement, whitespace folded), never the line number
+    or mutmut's serial number, which any edit above them shifts."""
+    unit = unit_of_mutant(mutant.name)
+    return mutant.path, unit[1] if unit else mutant.name, mutant.one_line
+
+
+def _serial(name: str) -> int:
+    found = _MUTANT_SUFFIX.search(name)
+    return int(found.group(0).rpartition("_")[2]) if found else 0
+
+
+def _numbered(mutants: Iterable[Any]) -> dict[tuple[tuple[str, str, str], int], Any]:
+    """Each mutant under (its twin key, how many mutants with that key come before it in mutmut's order), so that
+    a line mutated the same way twice in one function pairs first with first and second with second."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = {}
+    for mutant in sorted(mutants, key=lambda m: (m.path, unit_of_mutant(m.name) or ("", ""), _serial(m.name))):
+        key = twin_key(mutant)
+        out[(key, seen.get(key, 0))] = mutant
+        seen[key] = seen.get(key, 0) + 1
+    return out
+
+
+def pair_twins(head: Iterable[Any], base: Iterable[Any]) -> dict[str, str]:
+    """HEAD mutant name -> the name of its twin among ``base`` (same ``twin_key``, same rank among equal keys in
+    mutmut's order), for every HEAD mutant that has one."""
+    at_base = _numbered(base)
+    return {mutant.name: at_base[key].name for key, mutant in _numbered(head).items() if key in at_base}
+
+
+#: ``BaseTwins.at_base`` for a survivor whose mutation does not exist at BASE (new code, or new text).
+ABSENT = "absent"
+
+
+@attrs.frozen
+class BaseTwins:
+    """HEAD's survivors of the change, each matched with the same mutation at BASE and judged by BASE's tests.
+
+    A survivor is new unless its twin at BASE was a survivor too (or a listed equivalent there): the change did
+    not create it, and the review reports it as carried over instead of failing on it. Where BASE could not be
+    judged (``problem``), every survivor stays new: a review never excuses what it did not check."""
+
+    #: HEAD survivor name -> its twin's status at BASE (a ``mutmut_layer`` status), or ``ABSENT``.
+    at_base: dict[str, str]
+    #: HEAD survivor name -> the twin's name at BASE.
+    twins: dict[str, str]
+    problem: str = ""
+    seconds: float = 0.0
+
+    def carried(self, name: str) -> bool:
+        """Whether the survivor ``name`` survived at BASE too: its twin was tested there and no test killed it
+        (or BASE lists it as equivalent). A twin mutmut did not get to (not checked, interrupted) excuses nothing."""
+        from mutations.mutmut_layer import EQUIVALENT, NO_TESTS, SURVIVED
+
+        return not self.problem and self.at_base.get(name, ABSENT) in (SURVIVED, NO_TESTS, EQUIVALENT)
+
+
+def against_base(base_tree: Path, survivors: list[Any], work: Path, jobs: int) -> BaseTwins:
+    """Judge the BASE twins of ``survivors`` (HEAD's mutants of the change that no test killed) with BASE's tests.
+
+    BASE's mutants are generated on a scratch copy of BASE's tree and matched by ``twin_key``; only the matched
+    ones are tested (mutmut with their names), with BASE's own ``mutations/equivalents.toml``, so a review whose
+    change leaves no survivor, or only survivors in new code, never pays for BASE's suite."""
+    import time
+
+    from mutations import equivalents, mutmut_layer
+
+    started = time.monotonic()
+    units = {unit for unit in (unit_of_mutant(mutant.name) for mutant in survivors) if unit is not None}
+    copy = scratch.make(base_tree, work / "mutate-base")
+    previous = Path.cwd()
+    try:
+        os.chdir(copy)
+        problem, base_mutants = mutmut_layer.described(copy, jobs, lambda name: unit_of_mutant(name) in units)
+        if problem:
+            return BaseTwins({}, {}, f"BASE's mutants could not be generated: {problem}", time.monotonic() - started)
+        twins = pair_twins(survivors, base_mutants)
+        if not twins:
+            return BaseTwins({mutant.name: ABSENT for mutant in survivors}, {}, "", time.monotonic() - started)
+        try:
+            listed = equivalents.load(copy / "mutations" / "equivalents.toml")
+        except equivalents.EquivalentsError as error:
+            return BaseTwins({}, twins, f"BASE's equivalents list: {error}", time.monotonic() - started)
+        chosen = set(twins.values())
+        reports = work / "mutate-base-reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        result = mutmut_layer.run(copy, jobs, listed, reports, select=lambda name: name in chosen)
+    finally:
+        os.chdir(previous)
+    if not result.run_ok:
+        return BaseTwins({}, twins, f"mutmut at BASE failed: {result.run_message}", time.monotonic() - started)
+    status = {mutant.name: mutant.status for mutant in result.mutants}
+    at_base = {mutant.name: status.get(twins[mutant.name], mutmut_layer.NOT_CHECKED) if mutant.name in twins else ABSENT
+               for mutant in survivors}
+    return BaseTwins(at_base, twins, "", time.monotonic() - started)
 
 
 def changed_tests(head: Path, base: str) -> tuple[list[str], list[str]]:

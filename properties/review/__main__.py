@@ -27,7 +27,9 @@ Choices:
 
 Exit status: 1 when an invariant breaks at HEAD (or HEAD's verdict fails
 otherwise), a mutant of the change survives with no justified equivalence
-(``mutations/equivalents.toml``), or ``reference/`` changed without adoption;
+(``mutations/equivalents.toml``) and is new (its twin at BASE, the same
+mutation of the same function, did not survive BASE's tests too; see
+``mutations.review.against_base``), or ``reference/`` changed without adoption;
 0 otherwise, also when the behaviour changed within the promises; 2, with one
 line, for a BASE that does not resolve, a dirty tree, or a bad command line.
 """
@@ -440,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   + ("; ".join(fleet["lines"]) or fleet["problem"] or "none stored"), flush=True)
         # Part 4: mutation of the change.
         mutmut_result = catalogue_result = None
+        twins = None
         mutation_note = ""
         copy = None
         units = {(c.path, c.name) for c in changed if c.kind != "removed" and c.path.startswith("guard/")}
@@ -453,12 +456,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             mutmut_result, catalogue_result, copy = mutation_review.mutate_changed(
                 ROOT, units, entry_ids, work / "mutations", args.jobs, seed)
             timings["mutation"] = time.monotonic() - step
+            # A survivor in a function BASE had too is matched with the same mutation at BASE and judged by
+            # BASE's tests; new code has no twin, so its survivors are new without asking BASE.
+            edited = {(c.path, c.name) for c in changed if c.kind == "edited" and c.path.startswith("guard/")}
+            asked = [] if mutmut_result is None else [
+                mutant for mutant in mutmut_result.mutants
+                if mutation_review.undetected(mutant.status) and mutation_review.unit_of_mutant(mutant.name) in edited]
+            if asked:
+                twins = mutation_review.against_base(tree, asked, work / "mutations", args.jobs)
+                timings["survivors at BASE"] = twins.seconds
+                print(f"review: {len(asked)} survivors in edited functions; "
+                      f"{sum(twins.carried(m.name) for m in asked)} survived at BASE too"
+                      + (f" ({twins.problem})" if twins.problem else ""), flush=True)
         _phase("the report")
         data = render.build(
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
             reference_changed=reference_changed, adopted=adopted, comparisons=comparisons, saved=saved, verdicts=verdicts,
             head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
-            timings=timings, wall=time.monotonic() - started, counts=counts, fleet=fleet, proofs=proofs,
+            timings=timings, wall=time.monotonic() - started, counts=counts, fleet=fleet, proofs=proofs, twins=twins,
         )
         stryker = None
         if copy is not None:

@@ -310,5 +310,12 @@ class BudgetComparable:
     def settled(self, model: Any, state: SideState) -> bool:
         return model.settled(state)
 
+    def prepare(self, guards: Sequence[GuardPackage], scopes: Sequence[str]) -> None:
+        """Nothing to start: both guards are imported into this process and each model is built on demand."""
+
+    def save(self, model: Any, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
+        """A budget trace file with the scope's limits and ``origin`` as its own origin field."""
+        return budget_side.save(list(events), path, origin, attrs.asdict(model.limits))
+
 
 COMPARABLE = BudgetComparable()

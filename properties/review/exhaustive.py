@@ -12,9 +12,10 @@ shows BASE beside HEAD.
 ``COMPARABLES``: the budget's (``budget_model``: both guards in this
 process) and the hook path's and navigation's (``recorded``: each side
 writes every run of the verdict's model of the scope in an interpreter of
-its own, and the product is searched here over the two trees). A
-comparable with ``prepare`` is handed both guards and every scope first, so
-that its sides can run at once.
+its own, and the product is searched here over the two trees). Every
+comparable is handed both guards and every scope first (``prepare``), so
+that the recorded subjects' sides can run at once, and saves a shortest
+trace with the review's origin through its own writer (``save``).
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
         results = []
         # Named scopes are searched by the subjects that have them (the budget names more than it searches).
         wanted = list(chosen.scopes()) if not scopes else [scope for scope in scopes if chosen.knows(scope)]
-        if hasattr(chosen, "prepare"):
-            chosen.prepare([base, head], wanted)
+        chosen.prepare([base, head], wanted)
         for scope in wanted:
             results.append(product.compare_scope(chosen, base, head, scope, max_states=max_states, seconds=seconds))
         traces = []
@@ -58,9 +58,8 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
             slug = difference.scope.replace(" ", "-")
             path = out / f"review-{subject}-exhaustive-{slug}-{len(difference.events)}steps-{'-'.join(difference.kinds)}.json"
             if not path.exists():
-                model.save(difference.start, difference.events, path)
-                (getattr(chosen, "set_origin", None) or _set_origin)(
-                    path, f"{origin} subject={subject} scope={slug} kinds={','.join(difference.kinds)}")
+                chosen.save(model, difference.start, difference.events, path,
+                            f"{origin} subject={subject} scope={slug} kinds={','.join(difference.kinds)}")
             traces.append({"subject": subject, "observable": kind, "scope": difference.scope, "steps": len(difference.events),
                            "file": str(path), "kinds": list(difference.kinds), "messages": list(difference.messages),
                            "events": [model.describe(event) for event in difference.events]})
@@ -72,13 +71,6 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
             "traces": traces,
         }
     return report
-
-
-def _set_origin(path: Path, origin: str) -> None:
-    """The saved file's origin, rewritten to the review's (the model saves with a placeholder)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["origin"] = origin
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,6 +82,16 @@ class Comparable(Protocol):
         """Whether ``state`` is stopped for good as far as the comparison goes (see ``TAIL``)."""
         ...
 
+    def prepare(self, guards: Sequence[GuardPackage], scopes: Sequence[str]) -> None:
+        """Called once with both guards and every scope before any ``model``: work that can run at once starts
+        here (the recorded subjects' side interpreters); nothing for a subject that builds its models in process."""
+        ...
+
+    def save(self, model: Model, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
+        """``model``'s events from initial state ``start`` saved in the subject's own file format, ``origin`` (the
+        review's base, head, seed, scope and kinds) in the field that format keeps it in."""
+        ...
+
 
 def differing(base: dict[str, Any], head: dict[str, Any], checked: Iterable[str]) -> list[str]:
     return [name for name in checked if base.get(name) != head.get(name)]

@@ -184,12 +184,10 @@ class RecordedComparable:
     def settled(self, model: TableModel, state: Any) -> bool:
         return not model.alphabet(state)
 
-    def set_origin(self, path: Path, origin: str) -> None:
-        """The saved file's origin made the review's, in the subject's own field (a hook sequence's name, a
-        scenario's note), by loading and saving it again through its own reader and writer."""
-        module = behaviour.side(self.subject)
-        item, _origin = module.load(path)
-        module.save(item, path, origin)
+    def save(self, model: TableModel, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
+        """A hook sequence or scenario file of the run, with the scope's limits and ``origin`` in the format's own
+        field for it (a hook sequence's name, a scenario's note)."""
+        return behaviour.side(self.subject).save_path(model.scope, start, events, path, origin)
 
 
 HOOKS = RecordedComparable("hooks")

@@ -92,7 +92,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
           adopted: bool, comparisons: dict[str, Any], saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str,
           sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
           counts: dict[str, int], fleet: "dict[str, Any] | None" = None,
-          proofs: "dict[str, Any] | None" = None) -> dict[str, Any]:
+          proofs: "dict[str, Any] | None" = None, twins: Any = None) -> dict[str, Any]:
     invariants = _invariants(verdicts)
     head_report = verdicts.get("head")
     failures: list[str] = []
@@ -117,11 +117,21 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         failures.insert(0, "reference/ changed without adoption (tests/reference_pin.json does not match; "
                            "nox -s adopt-reference)")
     survivors = []
+    # A survivor whose twin at BASE (``mutations.review.against_base``: same unit, same one-line diff) survived
+    # there too is carried over, not new: the change did not weaken the tests, so it does not fail the review.
+    carried = []
     if mutmut is not None:
+        from mutations.review import ABSENT, undetected
+
         for mutant in mutmut.mutants:
-            if mutant.status not in ("killed", "caught by type check", "timeout (confirmed)", "equivalent"):
-                survivors.append({"name": mutant.name, "status": mutant.status, "path": mutant.path, "line": mutant.line,
-                                  "diff": mutant.diff, "one_line": mutant.one_line})
+            if undetected(mutant.status):
+                row = {"name": mutant.name, "status": mutant.status, "path": mutant.path, "line": mutant.line,
+                       "diff": mutant.diff, "one_line": mutant.one_line,
+                       "at_base": ABSENT if twins is None else twins.at_base.get(mutant.name, ABSENT),
+                       "base_twin": None if twins is None else twins.twins.get(mutant.name)}
+                (carried if twins is not None and twins.carried(mutant.name) else survivors).append(row)
+        if twins is not None and twins.problem:
+            failures.append(f"survivors could not be matched against BASE ({twins.problem}); each counts as new")
         if not mutmut.run_ok:
             failures.append(f"mutmut on the change failed: {mutmut.run_message}")
         failures.extend(mutmut.equivalent_problems)
@@ -166,7 +176,8 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
             if fleet["status"] == 1 else f"could not be read: {fleet['problem']}"),
         "- new survivors: " + (mutation_note if mutation_note else
                                (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
-                                if survivors else "none")),
+                                if survivors else "none")
+                               + (f"; {len(carried)} carried over from BASE" if carried else "")),
         "- changed tests that do not tell BASE from HEAD: " + (", ".join(non_distinguishing[:4]) +
                                                               (" ..." if len(non_distinguishing) > 4 else "") or "none")
         + (f"; {tests_note}" if tests_note else ""),
@@ -197,7 +208,9 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "coverage": _coverage(verdicts), "explorer": _explorer(verdicts),
         "verdict_reasons": {side: (verdicts.get(side) or {}).get("reasons") for side in ("base", "head")},
         "fleet": fleet,
-        "new_survivors": survivors, "catalogue_entries_run": entries, "mutation_note": mutation_note,
+        "new_survivors": survivors, "carried_survivors": carried,
+        "survivors_at_base_seconds": None if twins is None else round(twins.seconds, 1),
+        "catalogue_entries_run": entries, "mutation_note": mutation_note,
         "mutants_tested": 0 if mutmut is None else len(mutmut.mutants),
         "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
         "non_distinguishing_tests": non_distinguishing, "tests_note": tests_note, "tests_problem": sides.problem,
@@ -308,8 +321,14 @@ def markdown(data: dict[str, Any]) -> str:
                      + (", ".join(f"{e['id']} {e['status']}" + (f" by {e['killer']}" if e["killer"] else "")
                                   for e in data["catalogue_entries_run"]) or "none"))
     for survivor in data["new_survivors"]:
-        lines += ["", f"Survivor `{survivor['name']}` ({survivor['status']}, {survivor['path']}:{survivor['line']}):", "",
+        lines += ["", f"New survivor `{survivor['name']}` ({survivor['status']}, {survivor['path']}:{survivor['line']}; "
+                      f"at BASE: {survivor.get('at_base') or 'absent'}):", "",
                   "```diff", survivor["diff"].rstrip(), "```"]
+    carried = data.get("carried_survivors") or []
+    if carried:
+        lines += ["", f"Carried over from BASE ({len(carried)}; the same mutation of the same function survived BASE's "
+                      "tests too, so the change did not create it):", ""]
+        lines += [f"- `{s['name']}` {s['one_line']} (BASE's twin `{s['base_twin']}`: {s['at_base']})" for s in carried]
     lines += ["", "Tests the change added or edited: " + (", ".join(data["changed_tests"]) or "none")]
     if data["changed_tests"]:
         lines += [f"- fail on BASE's guard: {', '.join(data['tests_failing_on_base']) or 'none'}",

@@ -55,9 +55,9 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield copy
 
 
-def _change(repo: Path, branch: str, edits: list[tuple[str, str, str]], message: str) -> None:
-    """A branch off main with one commit making ``edits`` (file, exact old text, new text)."""
-    _git(repo, "checkout", "-q", "-B", branch, "main")
+def _change(repo: Path, branch: str, edits: list[tuple[str, str, str]], message: str, start: str = "main") -> None:
+    """A branch off ``start`` with one commit making ``edits`` (file, exact old text, new text)."""
+    _git(repo, "checkout", "-q", "-B", branch, start)
     for file, find, replace in edits:
         path = repo / file
         text = path.read_text(encoding="utf-8")
@@ -259,6 +259,32 @@ def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
     assert (repo / "reports" / "review-mutants.json").is_file()
 
 
+def test_a_survivor_that_survived_at_base_too_is_carried_over_not_new(repo: Path) -> None:
+    """BASE already has the untested branch; HEAD only rewrites the docstring of the same function, two lines now,
+    so every mutant moves down a line. The survivors at HEAD are the same mutations BASE's tests let through:
+    matched by unit and one-line diff, judged at BASE by BASE's own suite, they are carried over and the review
+    passes. (The docstring edit is a real edit of the function: its mutants are generated and tested again.)"""
+    _change(repo, "untested-before", [(
+        "guard/budget.py",
+        '    if isinstance(value, str) and value:\n        return value\n',
+        '    if value == "any-kind":\n        return "anything"\n    if isinstance(value, str) and value:\n        return value\n',
+    )], "a refusal kind nobody sends")
+    _change(repo, "untested-carried", [(
+        "guard/budget.py",
+        '    """A correctable refusal kind counts only as a non-empty string."""\n',
+        '    """A correctable refusal kind counts only as a non-empty string.\n\n    Reworded only: the code is BASE\'s."""\n',
+    )], "refusal_kind: a longer docstring", start="untested-before")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    assert data is not None and data["new_survivors"] == [], data and data["new_survivors"]
+    carried = data["carried_survivors"]
+    assert carried and all("refusal_kind" in row["name"] for row in carried), carried
+    assert all(row["at_base"] in ("survived", "no tests") and row["base_twin"] for row in carried), carried
+    # Every mutant moved down a line, so a twin pairs by its diff, never by its place.
+    assert all(row["one_line"].startswith("`") for row in carried)
+    assert "carried over from BASE" in "\n".join(data["summary"])
+
+
 def test_the_product_model_proves_a_copy_equal_and_finds_a_stricter_rule_on_a_shortest_trace(tmp_path: Path) -> None:
     # No git history: two copies of guard/ imported apart in this process (properties.review.guards).
     import shutil
@@ -322,8 +348,7 @@ def test_every_run_of_a_recorded_scope_is_compared_and_a_planted_change_found_on
                and (base_model.row(key).get("stop") != model.row(key).get("stop"))]
     assert not shorter, shorter[:3]
     saved = tmp_path / "run.json"
-    model.save(first.start, first.events, saved)
-    comparable.set_origin(saved, "review base=x head=y seed=1")
+    comparable.save(model, first.start, first.events, saved, "review base=x head=y seed=1")
     item, origin = recorded.behaviour.side(subject).load(saved)
     assert origin == "review base=x head=y seed=1"
     assert len(recorded.behaviour.side(subject).rows_of(item)) >= 1
