@@ -689,10 +689,14 @@ def _left_out_tests(root: Path) -> list[str]:
 def _failure_message(code: int, output: str) -> str:
     lines = [line.rsplit("\r", 1)[-1].strip() for line in output.splitlines()]
     meaningful = [line for line in lines if line and not line.startswith(("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"))]
+    # A red suite without any mutant (mutmut's statistics or clean run): name the tests that failed, from
+    # pytest's own summary lines, so the reader knows it is the tree's tests and not a mutant.
+    failing = [line.split()[1] for line in meaningful if line.startswith(("FAILED ", "ERROR ")) and len(line.split()) > 1]
+    named = f" (failing without any mutant: {', '.join(failing[:3])}{' ...' if len(failing) > 3 else ''})" if failing else ""
     for marker in ("Failed to run clean test", "failed to collect stats", "Stopping early", "FAILED: Unable to force", "Traceback"):
         for line in meaningful:
             if marker in line:
-                return f"exit {code}: {line}"
+                return f"exit {code}: {line}{named}"
     return f"exit {code}: {meaningful[-1] if meaningful else 'no output'}"
 
 

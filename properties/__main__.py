@@ -401,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=seed, profile=profile, mode=mode, subjects=subjects, tallies=tallies, selected=selected,
         drivers=list(rows.values()), verdict=verdict, wall_seconds=wall, check_coverage=check_coverage,
         statistics=statistics, counterexamples=counterexamples, selection=selection, coverage_note=coverage_note,
+        cpu_seconds=sum(os.times()[:4]),
     )
     # After a violation the run stopped early; only a run that found none is judged for vacuity on its own line.
     if not any(tally.violations or tally.crashes for tally in tallies.values()):

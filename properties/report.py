@@ -104,11 +104,13 @@ def build(
     selected: Sequence[str], drivers: Sequence[DriverRow], verdict: Verdict, wall_seconds: float, check_coverage: bool,
     statistics: dict[str, int] | None = None, counterexamples: Sequence[str] = (), selection: Sequence[str] = (),
     coverage_note: str = "",
+    cpu_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Everything the report shows, as plain data (the JSON file's content).
 
     ``selection``: the command-line options that chose subjects and invariants (repeated in the replay line);
-    ``coverage_note``: why coverage minimums are not required in this run, or "".
+    ``coverage_note``: why coverage minimums are not required in this run, or "";
+    ``cpu_seconds``: the run's CPU time, its waited-for workers included (None: not measured).
     """
     chosen = set(selected)
     invariants = []
@@ -141,6 +143,8 @@ def build(
         "ok": verdict.ok,
         "reasons": verdict.reasons,
         "wall_seconds": round(wall_seconds, 3),
+        # The process's own CPU and that of the workers it waited for: what a run costs on shared cores.
+        "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds, 3),
         "steps": steps,
         "traces": traces,
         "subjects": summary,

@@ -91,6 +91,7 @@ def _explorer(verdicts: dict[str, Any]) -> list[dict[str, Any]]:
 def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], drifted: list[str], reference_changed: bool,
           adopted: bool, comparisons: dict[str, Any], saved: list[dict[str, Any]], verdicts: dict[str, Any], head_log: str,
           sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
+          cpu: "dict[str, float] | None" = None,
           counts: dict[str, int], fleet: "dict[str, Any] | None" = None,
           proofs: "dict[str, Any] | None" = None, twins: Any = None) -> dict[str, Any]:
     invariants = _invariants(verdicts)
@@ -117,14 +118,18 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         failures.insert(0, "reference/ changed without adoption (tests/reference_pin.json does not match; "
                            "nox -s adopt-reference)")
     survivors = []
+    untested: list[Any] = []
     # A survivor whose twin at BASE (``mutations.review.against_base``: same unit, same one-line diff) survived
     # there too is carried over, not new: the change did not weaken the tests, so it does not fail the review.
     carried = []
     if mutmut is not None:
+        from mutations.mutmut_layer import NOT_CHECKED
         from mutations.review import ABSENT, undetected
 
+        untested = [mutant for mutant in mutmut.mutants if mutant.status == NOT_CHECKED]
         for mutant in mutmut.mutants:
-            if undetected(mutant.status):
+            # A mutant mutmut never ran is not a survivor: it is reported once, below, as untested.
+            if undetected(mutant.status) and mutant.status != NOT_CHECKED:
                 row = {"name": mutant.name, "status": mutant.status, "path": mutant.path, "line": mutant.line,
                        "diff": mutant.diff, "one_line": mutant.one_line,
                        "at_base": ABSENT if twins is None else twins.at_base.get(mutant.name, ABSENT),
@@ -134,6 +139,9 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
             failures.append(f"survivors could not be matched against BASE ({twins.problem}); each counts as new")
         if not mutmut.run_ok:
             failures.append(f"mutmut on the change failed: {mutmut.run_message}")
+        if untested:
+            failures.append(f"{len(untested)} mutants of the change were never tested"
+                            + (" (mutmut failed before them)" if not mutmut.run_ok else ""))
         failures.extend(mutmut.equivalent_problems)
     entries = []
     if catalogue is not None:
@@ -175,6 +183,8 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
             f"REPLAY ({fleet['database']}): " + "; ".join(line for line in fleet["lines"] if not line.startswith("ok "))
             if fleet["status"] == 1 else f"could not be read: {fleet['problem']}"),
         "- new survivors: " + (mutation_note if mutation_note else
+                               f"unknown, {len(untested)} mutants untested: mutmut failed ({mutmut.run_message[:300]})"
+                               if mutmut is not None and not mutmut.run_ok else
                                (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
                                 if survivors else "none")
                                + (f"; {len(carried)} carried over from BASE" if carried else "")),
@@ -215,6 +225,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "changed_test_files": sides.files, "changed_tests": sides.tests, "tests_failing_on_base": sides.fail_on_base,
         "non_distinguishing_tests": non_distinguishing, "tests_note": tests_note, "tests_problem": sides.problem,
         "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
+        "cpu_seconds": {name: round(value, 1) for name, value in (cpu or {}).items()},
         "counts_requested": counts,
     }
 
@@ -339,6 +350,8 @@ def markdown(data: dict[str, Any]) -> str:
         lines.append(f"- problem: {data['tests_problem']}")
     lines += ["", "Wall time: " + ", ".join(f"{k} {v:.0f} s" for k, v in data["timings"].items())
               + f"; total {data['wall_seconds']:.0f} s",
+              "CPU time: " + (", ".join(f"{k} {v:.0f} s" for k, v in data.get("cpu_seconds", {}).items()) or "not measured")
+              + (f"; total {sum(data['cpu_seconds'].values()):.0f} s" if data.get("cpu_seconds") else ""),
               f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}"
               f"{' --quick' if data['quick'] else ''}"
               + "".join(f" --{flag} {data['counts_requested'][subject]}" for subject, flag, default in
