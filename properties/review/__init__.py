@@ -23,10 +23,13 @@ commit the review could name):
 3. the verdict (``python -m properties``) on both sides with the same seed.
 4. ``mutations.review``: mutmut on the changed functions only, the catalogue
    entries inside them, and the tests the change added or edited run against
-   BASE's ``guard/``.
+   BASE's ``guard/``; a survivor in a function BASE had too is new only if
+   its twin at BASE (the same mutation of the same function) was killed
+   there (``against_base``), else it is carried over.
 5. ``render``: ``reports/review.md``, ``reports/review.json`` and the changed
-   code's mutants as Stryker JSON.
+   code's mutants as Stryker JSON, with each phase's wall and CPU seconds.
 
-Not built yet: a survivor counted as new only when the same mutation
-survived at BASE (every survivor in the changed functions is shown).
+Not built yet: the issue's time goal (at most 2.5 times one default run):
+the two whole verdicts alone cost about 2.5 times one run's CPU (README,
+"Reviewing a change").
 """
