@@ -79,12 +79,13 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
     return mutmut_result, catalogue_result, copy
 
 
-def undetected(status: str) -> bool:
-    """Whether a mutant with this status counts as a survivor: not killed, not caught, not a confirmed hang, and
-    not a listed equivalent (``mutations/equivalents.toml`` of the tree it was judged in)."""
-    from mutations.mutmut_layer import DETECTED, EQUIVALENT
+def survived(status: str) -> bool:
+    """Whether a mutant with this status counts as a survivor: tested (a mutant mutmut never ran is untested, not
+    a survivor), and not killed, caught, a confirmed hang or a listed equivalent (``mutations/equivalents.toml``
+    of the tree it was judged in)."""
+    from mutations.mutmut_layer import DETECTED, EQUIVALENT, NOT_CHECKED
 
-    return status not in DETECTED and status != EQUIVALENT
+    return status not in DETECTED and status not in (EQUIVALENT, NOT_CHECKED)
 
 
 def twin_key(mutant: Any) -> tuple[str, str, str]:

@@ -407,11 +407,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             saved = proofs["traces"] + saved
         tables(saved, ROOT, tree, work)
         timings["behaviour"] = time.monotonic() - step
-        cpu["behaviour, bulk sides and replays"] = _children_cpu() - cpu_mark - (
-            proofs.get("cpu_seconds") or 0.0 if proofs is not None else 0.0)
+        # The exhaustive process was waited for in this window too: its own CPU is counted apart.
+        exhaustive_cpu = float(proofs.get("cpu_seconds") or 0.0) if proofs is not None else 0.0
+        cpu["behaviour, bulk sides and replays"] = _children_cpu() - cpu_mark - exhaustive_cpu
         if proofs is not None:
-            cpu["exhaustive comparison"] = float(proofs.get("cpu_seconds") or 0.0)
-        if proofs is not None:
+            cpu["exhaustive comparison"] = exhaustive_cpu
             for subject, result in proofs["subjects"].items():
                 print(f"review: {subject} exhaustive: " + "; ".join(
                     f"{row['scope']} " + (f"differs in {', '.join(row['differs'])}" if row["differs"] else
@@ -480,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Only a run that worked has survivors: after a failed one (a red suite at HEAD) nothing was tested.
             asked = [] if mutmut_result is None or not mutmut_result.run_ok else [
                 mutant for mutant in mutmut_result.mutants
-                if mutation_review.undetected(mutant.status) and mutation_review.unit_of_mutant(mutant.name) in edited]
+                if mutation_review.survived(mutant.status) and mutation_review.unit_of_mutant(mutant.name) in edited]
             if asked:
                 cpu_mark = _children_cpu()
                 twins = mutation_review.against_base(tree, asked, work / "mutations", args.jobs)

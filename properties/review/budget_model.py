@@ -276,8 +276,9 @@ class BudgetModel:
             self._ends[(before, id(event))] = ends
         return {**row, "failure_ends": ends}
 
-    def save(self, start: int, events: Sequence[Any], path: Path) -> Path:
-        return budget_side.save(list(events), path, f"review subject=budget scope={self.scope.slug}",
+    def save(self, start: int, events: Sequence[Any], path: Path, origin: str | None = None) -> Path:
+        """A budget trace file with the scope's limits; ``origin`` (default: the subject and scope) in its origin."""
+        return budget_side.save(list(events), path, origin or f"review subject=budget scope={self.scope.slug}",
                                 attrs.asdict(self.limits))
 
     def describe(self, event: Any) -> str:
@@ -314,8 +315,7 @@ class BudgetComparable:
         """Nothing to start: both guards are imported into this process and each model is built on demand."""
 
     def save(self, model: Any, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
-        """A budget trace file with the scope's limits and ``origin`` as its own origin field."""
-        return budget_side.save(list(events), path, origin, attrs.asdict(model.limits))
+        return model.save(start, events, path, origin)
 
 
 COMPARABLE = BudgetComparable()

@@ -101,8 +101,10 @@ class TableModel:
                 return dict(behaviour.side(self.subject).after_end(held[1]))
         return {}
 
-    def save(self, start: int, events: Sequence[Any], path: Path) -> Path:
-        return behaviour.side(self.subject).save_path(self.scope, start, events, path, "review")
+    def save(self, start: int, events: Sequence[Any], path: Path, origin: str = "review") -> Path:
+        """A hook sequence or scenario file of the run, with the scope's limits and ``origin`` in the format's own
+        field for it (a hook sequence's name, a scenario's note)."""
+        return behaviour.side(self.subject).save_path(self.scope, start, events, path, origin)
 
     def describe(self, event: Any) -> str:
         return str(behaviour.side(self.subject).describe_token(self.scope, event))
@@ -185,9 +187,7 @@ class RecordedComparable:
         return not model.alphabet(state)
 
     def save(self, model: TableModel, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
-        """A hook sequence or scenario file of the run, with the scope's limits and ``origin`` in the format's own
-        field for it (a hook sequence's name, a scenario's note)."""
-        return behaviour.side(self.subject).save_path(model.scope, start, events, path, origin)
+        return model.save(start, events, path, origin)
 
 
 HOOKS = RecordedComparable("hooks")

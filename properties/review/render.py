@@ -124,12 +124,12 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
     carried = []
     if mutmut is not None:
         from mutations.mutmut_layer import NOT_CHECKED
-        from mutations.review import ABSENT, undetected
+        from mutations.review import ABSENT, survived
 
         untested = [mutant for mutant in mutmut.mutants if mutant.status == NOT_CHECKED]
         for mutant in mutmut.mutants:
-            # A mutant mutmut never ran is not a survivor: it is reported once, below, as untested.
-            if undetected(mutant.status) and mutant.status != NOT_CHECKED:
+            # A mutant mutmut never ran is not a survivor (``survived``): it is reported once, below, as untested.
+            if survived(mutant.status):
                 row = {"name": mutant.name, "status": mutant.status, "path": mutant.path, "line": mutant.line,
                        "diff": mutant.diff, "one_line": mutant.one_line,
                        "at_base": ABSENT if twins is None else twins.at_base.get(mutant.name, ABSENT),
