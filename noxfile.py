@@ -8,6 +8,10 @@ under mutation and nothing in site-packages can shadow it.
 
 from __future__ import annotations
 
+import glob
+import os
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -31,6 +35,49 @@ VIEWER_PACKAGE, VIEWER_VERSION = "mutation-testing-elements", "3.9.0"
 VIEWER_VARIABLE = "MUTATION_TESTING_ELEMENTS"
 
 
+#: The interpreters the fuzz session prefers, first found wins: HypoFuzz collects coverage through
+#: ``sys.monitoring`` from 3.12 on (``properties.hypofuzz_fixes.MonitoringCoverage``), where 3.11 can only trace
+#: every line. 3.12 first: it is the one the README's figures were measured on.
+FUZZ_VERSIONS = ("3.12", "3.13")
+
+
+def _runs(path: str) -> bool:
+    try:
+        return subprocess.run([path, "-c", "pass"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _fuzz_python() -> "str | None":
+    """A CPython of ``FUZZ_VERSIONS`` on this machine (on the path, else pyenv's), or None: nox's own then.
+
+    pyenv's shims name every installed version but run only the selected ones, so each candidate is tried."""
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    for version in FUZZ_VERSIONS:
+        found = shutil.which(f"python{version}")
+        candidates = ([found] if found else []) + sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"), reverse=True)
+        for path in candidates:
+            if _runs(path):
+                return path
+    return None
+
+
+FUZZ_PYTHON = _fuzz_python()
+
+
+def _fuzz_interpreter(session: nox.Session) -> dict[str, str]:
+    """A virtualenv on ``FUZZ_PYTHON`` with the fuzz dependencies, for the tests that run a fuzz worker under it
+    (``tests/fuzz/test_fuzz_feedback.py``); the env that names its interpreter. None found: nothing to name."""
+    if FUZZ_PYTHON is None:
+        return {}
+    where = ROOT / ".nox" / "fuzz-interpreter"
+    python = where / "bin" / "python"
+    if not python.is_file():
+        session.run("uv", "venv", "--quiet", "--python", FUZZ_PYTHON, str(where), external=True)
+    session.run("uv", "pip", "install", "--quiet", "--python", str(python), *RUNTIME, *TEST, *FUZZ, external=True)
+    return {"GUARD_FUZZ_PYTHON": str(python)}
+
+
 def _install(session: nox.Session, *groups: list[str]) -> None:
     session.install(*(requirement for group in groups for requirement in group))
 
@@ -51,7 +98,7 @@ def tests(session: nox.Session) -> None:
     # mutmut too: the report's tests read mutants through mutmut's own diff code, as `nox -s mutants` does; and
     # the lint group: tests/core/test_import_contracts.py runs import-linter on a copy of the packages.
     _install(session, RUNTIME, TEST, FUZZ, MUTANTS, FIGURES, LINT)
-    session.run("pytest", *session.posargs, env={**ENV, **_viewer(session)})
+    session.run("pytest", *session.posargs, env={**ENV, **_viewer(session), **_fuzz_interpreter(session)})
 
 
 @nox.session
@@ -105,10 +152,11 @@ def mutants(session: nox.Session) -> None:
     session.run("python", "-m", "mutations", *session.posargs, env={**ENV, **_viewer(session)})
 
 
-@nox.session
+@nox.session(python=FUZZ_PYTHON)
 def fuzz(session: nox.Session) -> None:
     """HypoFuzz over every subject's state machine for ``--seconds N`` (default 180); ``--workers N``,
-    ``--redis URL`` (a shared database) or ``--database DIR``, ``--dashboard`` (``--port P``); see properties/fuzz.py."""
+    ``--redis URL`` (a shared database) or ``--database DIR``, ``--dashboard`` (``--port P``), ``--coverage``;
+    see properties/fuzz.py. On Python 3.12+ where one is found (``FUZZ_PYTHON``), else on nox's own."""
     _install(session, RUNTIME, TEST, FUZZ)
     session.run("python", "-m", "properties.fuzz", *session.posargs, env=ENV)
 

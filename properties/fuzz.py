@@ -77,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--progress", type=float, default=PROGRESS, metavar="SECONDS",
                         help=f"print each target's examples and behaviours this often (default {PROGRESS:g}; 0: never)")
     parser.add_argument("--keep-going", action="store_true", help="fuzz until --seconds even after every target failed")
+    parser.add_argument("--coverage", choices=sorted(hypofuzz_fixes.COVERAGE_SCOPES), default=hypofuzz_fixes.DEFAULT_COVERAGE,
+                        help="whose branches count as behaviours: the code under test and its oracle (code, the default) "
+                             "or the whole project, harness included")
     return parser
 
 
@@ -137,12 +140,13 @@ def _stop(process: subprocess.Popen) -> None:
 
 def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, port: int = 9999,
          subjects: "Sequence[str] | None" = None, keep_going: bool = False, root: Path = ROOT,
-         log: Any = None, progress_every: float = 0.0) -> dict[str, Any]:
+         log: Any = None, progress_every: float = 0.0, coverage: str = hypofuzz_fixes.DEFAULT_COVERAGE) -> dict[str, Any]:
     """Run HypoFuzz on ``root``'s fuzz targets against database ``url``; returns what happened (see ``main``)."""
     database = db.open_database(url)
     targets = [name for name in machines() if subjects is None or name in subjects]
     selection = ("-k", " or ".join(f"TestFuzz_{name}" for name in targets)) if subjects else ()
-    env = {**os.environ, db.VARIABLE: url, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+    env = {**os.environ, db.VARIABLE: url, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0",
+           hypofuzz_fixes.COVERAGE_VARIABLE: coverage}
     for variable in ("HYPOTHESIS_PROFILE", "CI", "MUTANT_UNDER_TEST"):
         # These choose derandomized, database-less profiles, which HypoFuzz refuses to fuzz.
         env.pop(variable, None)
@@ -214,10 +218,11 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         hypofuzz_fixes.check_versions()
         if args.dashboard:
             print(f"dashboard: http://127.0.0.1:{args.port}/ (while fuzzing)", flush=True)
+        collector = "sys.monitoring" if sys.version_info >= (3, 12) else "coverage.py's C tracer"
         print(f"fuzz: {', '.join(args.subject or known)} for at most {args.seconds:g} s, {args.workers} worker(s), "
-              f"database {url}", flush=True)
+              f"database {url}, Python {sys.version.split()[0]}, {args.coverage} coverage by {collector}", flush=True)
         outcome = fuzz(url, args.seconds, args.workers, dashboard=args.dashboard, port=args.port, subjects=args.subject,
-                       keep_going=args.keep_going, log=sys.stdout, progress_every=args.progress)
+                       keep_going=args.keep_going, log=sys.stdout, progress_every=args.progress, coverage=args.coverage)
         results = db.replay_all(url, args.subject)
     except (UsageError, db.DatabaseError, hypofuzz_fixes.VersionError) as error:
         print(f"nox -s fuzz: {error}", file=sys.stderr)

@@ -88,6 +88,10 @@ DRAWS = st.builds(
 )
 
 
+#: P's counters whose every new height in an example is an event (``BudgetMachine._heights``).
+COUNTERS = ("failures", "consecutive", "rounds", "deferrals_used", "free_lookups_used")
+
+
 class BudgetMachine(RuleBasedStateMachine):
     """All copies, one trace, one monitor; rules weighted per example (swarm testing).
 
@@ -110,6 +114,8 @@ class BudgetMachine(RuleBasedStateMachine):
     )
     def start(self, **weights: int) -> None:
         self.weights = weights
+        #: The highest each of P's counters got in this example (``_heights``).
+        self.heights: dict[str, int] = {}
         self.ids: list[str] = []
         self.lane: Any = None
         self._new_trace()
@@ -134,6 +140,7 @@ class BudgetMachine(RuleBasedStateMachine):
         coverage = run.tally.coverage
         before = dict(coverage)
         found = self.monitor.step(item)
+        self._heights(self.budgets.get("P"))
         for name, count in coverage.items():
             if count != before.get(name, 0) and name not in self.reached:
                 self.reached.add(name)
@@ -148,6 +155,26 @@ class BudgetMachine(RuleBasedStateMachine):
             if self.tail > 3:
                 event("a run ended and a new one started")
                 self._new_trace()
+
+    def _heights(self, budget: Any) -> None:
+        """Each new height one of P's counters reaches in this example is an ``event()`` (issue 21, guidance).
+
+        A fuzzer keeps an input that shows a behaviour no other input showed, and
+        HypoFuzz counts each distinct event as one; branch coverage cannot tell
+        the 11th free lookup from the 1st (the same line takes both), so without
+        these the corpus stops growing long before the counters near their caps.
+        Plain Hypothesis only tallies events: they change no draw and no verdict.
+        """
+        if budget is None:
+            return
+        heights = self.heights
+        readings = [(name, getattr(budget, name, 0)) for name in COUNTERS]
+        readings.extend((f"lane_failures[{lane}]", count) for lane, count in getattr(budget, "lane_failures", {}).items())
+        readings.append(("corrected_kinds", len(getattr(budget, "corrected_kinds", ()))))
+        for name, value in readings:
+            if isinstance(value, int) and value > heights.get(name, 0):
+                heights[name] = value
+                event(f"P's {name} reached", value)
 
     def _fresh(self) -> str:
         call_id = f"s{len(self.ids)}"

@@ -11,8 +11,9 @@ starts from a fresh interpreter (no tally, cache or patch left by another)::
 * ``fuzz``: what a ``hypothesis fuzz`` worker does with one target (HypoFuzz's
   own ``FuzzTarget.run_one`` in a loop), with ``properties.hypofuzz_fixes``
   installed, against an in-memory example database;
-* ``fuzz-guard-coverage``: ``fuzz`` with coverage of ``guard/`` and
-  ``reference/`` only (the code under test, not the harness that judges it);
+* ``fuzz-project-coverage``: ``fuzz`` with coverage of the whole project
+  (``guard/``, ``reference/`` and the harness, ``properties/``) instead of the
+  code under test alone (``properties.hypofuzz_fixes.COVERAGE_SCOPES``);
 * ``fuzz-unfixed``: the same without the workarounds (HypoFuzz as pinned);
 * ``fuzz-hypofuzz-coverage``: the workarounds except the scoped coverage
   (HypoFuzz's own collector), to price the coverage collection;
@@ -43,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-MODES = ("fuzz", "fuzz-guard-coverage", "fuzz-unfixed", "fuzz-hypofuzz-coverage", "fuzz-no-coverage", "plain")
+MODES = ("fuzz", "fuzz-project-coverage", "fuzz-unfixed", "fuzz-hypofuzz-coverage", "fuzz-no-coverage", "plain")
 _INVARIANT = re.compile(r"VIOLATED ([A-Z]+\d+)\b")
 
 
@@ -139,7 +140,7 @@ def run_fuzz(machine: type, seconds: float, seed: int, steps: int, mode: str) ->
         hypofuzz_fixes.check_versions()
         hypofuzz_fixes.alias_slice_comments()
         hypofuzz_fixes.align_forced_draws()
-        if mode in ("fuzz", "fuzz-guard-coverage"):
+        if mode in ("fuzz", "fuzz-project-coverage"):
             hypofuzz_fixes.scope_coverage()
     # The time to failure is what is measured, not HypoFuzz's shrinking after it (its shrink timeout counts only
     # the time of examples that report to the provider, which shrinking ones do not): the "shrinker" keeps the
@@ -155,8 +156,8 @@ def run_fuzz(machine: type, seconds: float, seed: int, steps: int, mode: str) ->
                                database_key=function_digest(inner), wrapped_test=test, pytest_item=None)
     if mode == "fuzz-no-coverage":
         target.provider.collector = NoCoverage()
-    if mode == "fuzz-guard-coverage":
-        target.provider.collector = hypofuzz_fixes.ProjectCoverage(hypofuzz_fixes.project_files(packages=("guard", "reference")))
+    if mode == "fuzz-project-coverage":
+        target.provider.collector = hypofuzz_fixes.project_collector(hypofuzz_fixes.coverage_prefixes("project"))
     target.random.seed(seed)
     target.provider.random.seed(seed)
     provider = target.provider

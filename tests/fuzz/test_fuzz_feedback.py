@@ -35,10 +35,10 @@ SECONDS = 8
 SEED = 1
 
 
-def _one_worker(mode: str, subject: str) -> dict:
+def _one_worker(mode: str, subject: str, python: str = sys.executable) -> dict:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
     env.update(PYTHONPATH=str(ROOT), PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, str(WORKER), mode, subject, "--seconds", str(SECONDS), "--seed", str(SEED)],
+    done = subprocess.run([python, str(WORKER), mode, subject, "--seconds", str(SECONDS), "--seed", str(SEED)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=SECONDS + 240)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -78,3 +78,72 @@ def test_project_coverage_records_only_project_files_and_the_same_arcs_twice() -
     assert str(ROOT / "guard" / "budget.py") in files
     assert all(name.startswith(hypofuzz_fixes.project_files()) for name in files), files
     assert sys.gettrace() is tracer_before, "the collector puts back the tracer it found"
+
+
+# -- Python 3.12+: sys.monitoring ------------------------------------------------------------------------------
+
+#: The interpreter of a virtualenv with the fuzz dependencies on Python 3.12+ (``nox -s tests`` makes it when the
+#: machine has such a Python: noxfile ``FUZZ_PYTHON``, ``_fuzz_interpreter``).
+FUZZ_PYTHON = os.environ.get("GUARD_FUZZ_PYTHON")
+
+
+def _needs_fuzz_python() -> str:
+    """The 3.12+ interpreter; a CI run without one fails (the fuzz session runs there), a local run skips."""
+    if FUZZ_PYTHON:
+        return FUZZ_PYTHON
+    if os.environ.get("CI"):
+        pytest.fail("GUARD_FUZZ_PYTHON is not set: nox -s tests found no Python 3.12+ for the fuzz session's collector")
+    pytest.skip("no Python 3.12+ fuzz interpreter named (GUARD_FUZZ_PYTHON); nox -s tests names one when it finds one")
+
+
+@pytest.mark.parametrize("subject", sorted(fuzz.machines()))
+def test_on_python_312_every_target_gains_behaviours_through_sys_monitoring(subject: str) -> None:
+    python = _needs_fuzz_python()
+    outcome = _one_worker("fuzz", subject, python)
+    assert outcome["first_failure"] is None, outcome
+    assert outcome["behaviours"] > 0 and outcome["corpus"] > 0, outcome
+    assert outcome["stable_replays"] > 0 and outcome["unstable_replays"] == 0, outcome
+
+
+#: Run under the 3.12+ interpreter: HypoFuzz's own collector and ``MonitoringCoverage`` watch the same budget
+#: calls (a branch taken both ways, a loop run many times); ours must record exactly HypoFuzz's branches in
+#: ``guard/``, twice alike, and nothing outside its prefixes.
+_SAME_BRANCHES = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from hypofuzz.coverage import CoverageCollector
+from guard.budget import RunProgressBudget
+from properties import hypofuzz_fixes
+
+def work():
+    budget = RunProgressBudget()
+    for number in range(30):
+        budget.observe_result(f"c{number}", "exec", {"n": number}, number % 3 != 0)
+    json.dumps({"not": "traced"})
+
+def collect(collector):
+    with collector:
+        work()
+    return set(collector.branches)
+
+prefixes = hypofuzz_fixes.project_files(packages=("guard",))
+# HypoFuzz's first: it never restarts the events a collector switched off, ours does on entry.
+theirs = {branch for branch in collect(CoverageCollector()) if branch.start.filename.startswith(prefixes)}
+ours = hypofuzz_fixes.MonitoringCoverage(prefixes)
+first, second = collect(ours), collect(ours)
+files = sorted({branch.start.filename for branch in first} | {branch.end.filename for branch in first})
+print(json.dumps({"ours": len(first), "again": first == second, "theirs": len(theirs), "same": first == theirs,
+                  "files": files, "collector": type(hypofuzz_fixes.project_collector()).__name__}))
+"""
+
+
+def test_monitoring_coverage_records_exactly_hypofuzz_s_own_branches() -> None:
+    python = _needs_fuzz_python()
+    done = subprocess.run([python, "-c", _SAME_BRANCHES, str(ROOT)], cwd=ROOT, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["ours"] > 0 and found["again"], found
+    assert found["same"] and found["ours"] == found["theirs"], found
+    assert all(name.startswith(str(ROOT / "guard")) for name in found["files"]), found
+    assert found["collector"] == "MonitoringCoverage", found

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from properties.paths import ROOT
 
-MODES = ("plain", "fuzz", "fuzz-guard-coverage", "fuzz-hypofuzz-coverage", "fuzz-no-coverage")
+MODES = ("plain", "fuzz", "fuzz-project-coverage", "fuzz-hypofuzz-coverage", "fuzz-no-coverage")
 WORKER = Path(__file__).resolve().parent / "one_worker.py"
 
 
