@@ -68,7 +68,7 @@ from guard.playground import (
     MAX_COMPONENTS,
     MAX_PATH_CHARS,
     RoutingState,
-    _usable_component,
+    usable_component,
     binds_new_project,
     relative_path,
     write_path,
@@ -371,7 +371,7 @@ class ToolLoopGuard:
         parts = relative.split("/")
         if len(relative) > MAX_PATH_CHARS or len(parts) > MAX_COMPONENTS:
             return None
-        if not all(_usable_component(part) for part in parts):
+        if not all(usable_component(part) for part in parts):
             return None
         folder = parts[:2] if parts[0].lower() == "playground" else parts[:1]
         if len(parts) <= len(folder) or folder[-1].lower() in GENERIC_NAMES:

@@ -4,7 +4,7 @@ Seeds 000, 001 and 002 change none of the four run-progress limits; they add
 two allowances of their own. The defaults are the seeds' numbers. The limits
 are a parameter rather than module constants read inside the methods so that
 the exhaustive explorer can prove the invariants over every reachable state
-with scaled-down limits (see ``properties/explorer.py``).
+with scaled-down limits (see ``properties/budget/explorer/``).
 """
 
 from __future__ import annotations

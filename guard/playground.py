@@ -95,7 +95,7 @@ def relative_path(path: str, root: str | None = None) -> str:
     return path
 
 
-def _usable_component(component: str) -> bool:
+def usable_component(component: str) -> bool:
     if not COMPONENT.fullmatch(component) or component.endswith("."):
         return False
     return component.split(".", 1)[0].lower() not in WINDOWS_DEVICES
@@ -108,7 +108,7 @@ def project_path_ok(relative: str) -> bool:
     parts = relative.split("/")
     if not MIN_COMPONENTS <= len(parts) <= MAX_COMPONENTS:
         return False
-    if not all(_usable_component(part) for part in parts):
+    if not all(usable_component(part) for part in parts):
         return False
     return parts[0] == PLAYGROUND and parts[1].lower() not in GENERIC_NAMES
 

@@ -263,7 +263,7 @@ PHASES = (
 )
 
 
-def _phase_seconds(marks: list[tuple[str, float]], end: float) -> dict[str, float]:
+def phase_seconds(marks: list[tuple[str, float]], end: float) -> dict[str, float]:
     """Seconds per phase from the moments each phase's title first showed (a phase ends when the next starts)."""
     out: dict[str, float] = {}
     for (name, at), (_next, until) in zip(marks, [*marks[1:], ("end", end)]):
@@ -296,7 +296,7 @@ def generate(root: Path, jobs: int) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-def _pending(root: Path) -> list[str]:
+def pending_mutants(root: Path) -> list[str]:
     """Mutants with no verdict: new, in a changed function, or reset because a test changed."""
     return [key for path in source_files(root) for key, code in _load_meta(root, path).get("exit_code_by_key", {}).items()
             if code is None]
@@ -343,7 +343,7 @@ def _run_mutmut(root: Path, jobs: int, log: Path, names: list[str] | None = None
     text = "".join(output)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(text, encoding="utf-8")
-    return process.returncode, text, _phase_seconds(marks, time.monotonic())
+    return process.returncode, text, phase_seconds(marks, time.monotonic())
 
 
 def _killers(root: Path) -> dict[str, str]:
@@ -444,14 +444,14 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
     mutant.replacement = new_text.strip()
 
 
-#: Each mutant's diff, under the text of the two functions it was made from (``_diffs``).
+#: Each mutant's diff, under the text of the two functions it was made from (``write_diffs``).
 DIFF_CACHE = "diff-cache.json"
 
 
 def _function_texts(path: str, name: str, spans: dict, lines: dict) -> str | None:
     """The unmutated copy and the mutant of ``name``'s function, as text read off mutmut's line index (no parsing).
 
-    Read with mutmut's own ``MutantLineSpans`` (relative to the working folder: ``_diffs`` runs in the
+    Read with mutmut's own ``MutantLineSpans`` (relative to the working folder: ``write_diffs`` runs in the
     project), once per file. None when the index is missing or does not name both (mutmut then parses the
     file, and nothing is cached).
     """
@@ -478,7 +478,7 @@ def _function_texts(path: str, name: str, spans: dict, lines: dict) -> str | Non
     return "\0".join([path, *texts])
 
 
-def _diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
+def write_diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> None:
     """Diffs come from mutmut's own code (what ``mutmut show NAME`` prints), read in this process for speed.
 
     Reading one costs four libcst parses (14 s for 1,863 mutants, every run).
@@ -577,7 +577,7 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
         # clean run covers only their tests, not the whole suite; with none, mutmut has nothing to do.
         code, output = generate(root, jobs)
         phases["generate"] = time.monotonic() - started
-        pending = _pending(root) if code == 0 else []
+        pending = pending_mutants(root) if code == 0 else []
         if code == 0 and pending:
             print(f"  mutations| {len(pending)} mutants without a verdict (new, changed or reset): mutmut tests those", flush=True)
             code, more, named = _run_mutmut(root, jobs, reports / "mutmut-run.log", pending)
@@ -608,7 +608,7 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
             if key not in before or before[key] != (exit_code, durations.get(key)):
                 tested += 1
     confirm_hangs(root, mutants)
-    _diffs(root, mutants, sources)
+    write_diffs(root, mutants, sources)
     problems = _judge_equivalents(mutants, [e for e in equivalents if select is None or select(e.name)])
     return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
                         mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
@@ -629,7 +629,7 @@ def described(root: Path, jobs: int, select: Callable[[str], bool]) -> tuple[str
     mutants = [Mutant(name=key, path=str(path), exit_code=None, status=NOT_CHECKED)
                for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})
                if select(key)]
-    _diffs(root, mutants, sources)
+    write_diffs(root, mutants, sources)
     return "", mutants
 
 

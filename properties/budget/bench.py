@@ -108,7 +108,7 @@ def _step_checked(traces: list[list[Any]]) -> tuple[int, float]:
         for event in events:
             monitor.step(event)
             steps += 1
-            if bulk._all_stopped(budgets):
+            if bulk.all_stopped(budgets):
                 tail += 1
                 if tail > bulk.TAIL_AFTER_STOP:
                     break
@@ -210,7 +210,9 @@ def named(public, private):
 if job["scope"] is not None:
     config = named("small_scope", "_scope")(job["name"], named("small_limits", "_small")(*job["scope"]), fingerprints=job["fingerprints"])
 else:
-    config = mod.Config(job["name"], Limits(), job["depth"], mod.SPEC_LIMITS, alphabet=job["alphabet"])
+    # The explorer module re-exported the spec's limits until it became a package; they live in copies since.
+    spec = getattr(mod, "SPEC_LIMITS", None) or importlib.import_module("properties.budget.copies").SPEC_LIMITS
+    config = mod.Config(job["name"], Limits(), job["depth"], spec, alphabet=job["alphabet"])
 canon = named("canon_for", "_canon_for")(config)
 if job["plain_kinds"]:
     canon = attrs.evolve(canon, kinds=False)
@@ -221,7 +223,8 @@ def cpu():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 started = cpu()
-row = mod.explore(config, mod.Tally(), canon=canon, workers=job["workers"], max_states=job["max_states"])
+tally = getattr(mod, "Tally", None) or importlib.import_module("properties.catalogue").Tally
+row = mod.explore(config, tally(), canon=canon, workers=job["workers"], max_states=job["max_states"])
 print(json.dumps({"states": row.states, "edges": row.edges, "wall": row.seconds, "seconds": cpu() - started,
                   "complete": row.complete, "depth": row.depth, "violation": row.violation is not None}))
 """
@@ -455,10 +458,12 @@ def _side_by_side(root: Path, jobs: list[dict[str, Any]], timeout: float, slots:
     """The jobs in ``slots`` fresh interpreters at a time, longest first; their figures and the wall time of all."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from guard.limits import Limits
     from properties.budget import explorer
+    from properties.budget.copies import SPEC_LIMITS
 
     def hint(job: dict[str, Any]) -> float:
-        config = explorer.Config(job["name"], explorer.Limits(), job["depth"], explorer.SPEC_LIMITS, alphabet=job["alphabet"])
+        config = explorer.Config(job["name"], Limits(), job["depth"], SPEC_LIMITS, alphabet=job["alphabet"])
         return explorer.expected_seconds(config) if job["scope"] is None else explorer.EXPECTED_SECONDS.get(job["name"], 0.0)
 
     order = sorted(range(len(jobs)), key=lambda number: -hint(jobs[number]))

@@ -42,7 +42,7 @@ MONITOR_OPTIONS: dict[str, Any] = {"failure_ends_probes": "observed", "reuse_sna
 TAIL_AFTER_STOP = 4
 
 
-def _all_stopped(budgets: dict[str, Any]) -> bool:
+def all_stopped(budgets: dict[str, Any]) -> bool:
     for budget in budgets.values():
         if not budget.terminal or getattr(budget, "correction", None) is not None:
             return False
@@ -86,7 +86,7 @@ def run_bulk(
                 break
             if not outlived and budgets["R"].terminal and not budgets["P"].terminal:
                 outlived = True
-            if _all_stopped(budgets):
+            if all_stopped(budgets):
                 tail += 1
                 if tail > TAIL_AFTER_STOP:
                     break
@@ -120,7 +120,7 @@ def step_unchecked(batch: Iterable[Sequence[Event]]) -> tuple[int, float]:
             for apply, budget in appliers:
                 apply(budget, event)
             steps += 1
-            if _all_stopped(budgets):
+            if all_stopped(budgets):
                 tail += 1
                 if tail > TAIL_AFTER_STOP:
                     break

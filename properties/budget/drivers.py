@@ -115,7 +115,7 @@ def run_stateful_driver(request: DriverRequest) -> DriverResult:
 
 
 def explorer_module() -> Any:
-    """The explorer, or None when ``properties/budget/explorer.py`` is not there (reported, not fatal)."""
+    """The explorer, or None when ``properties/budget/explorer/`` is not there (reported, not fatal)."""
     try:
         from properties.budget import explorer
     except ModuleNotFoundError as error:
@@ -178,7 +178,7 @@ def _end_child(process: Any, receiver: Any) -> None:
     receiver.close()
 
 
-def _explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int,
+def explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, slots: int,
                           staging: Path) -> list[tuple[str, Any, Any]]:
     """Every configuration in its own child, ``slots`` at a time, one process each; outcomes in ``configs`` order.
 
@@ -292,7 +292,7 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     explorer = explorer_module()
     tally = Tally()
     if explorer is None:
-        return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer.py not found)")
+        return DriverResult("explorer", tally, 0.0, status="absent (properties/budget/explorer/ not found)")
     # The explorer's set: quick (--quick, --mutants), default, or thorough (a default run under --profile thorough).
     quick: bool | str = True if request.mode != "default" else "thorough" if request.profile == "thorough" else False
     seconds = request.options.get("explorer_seconds")
@@ -305,7 +305,7 @@ def run_explorer_driver(request: DriverRequest) -> DriverResult:
     # runs use) the first violation ends the run sooner. Read in order, both report the first one.
     staging = Path(tempfile.mkdtemp(prefix="explorer-side-by-side-")) if slots > 1 else None
     try:
-        outcomes = _explore_side_by_side(quick, configs, seconds, slots, staging) if staging is not None else None
+        outcomes = explore_side_by_side(quick, configs, seconds, slots, staging) if staging is not None else None
         rows, cut, counterexample = _read_outcomes(quick, configs, outcomes, tally, deadline)
         if counterexample is not None and staging is not None:
             # Run side by side, every configuration ran to its end and a later one may have broken too: only the

@@ -24,7 +24,7 @@ from guard.limits import Limits
 from properties.catalogue import Invariant, Outcome, unique_ids
 from properties.budget.copies import FEATURE_FLAGS
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
-from properties.budget.state import _NONE, Snap, same_counters  # noqa: F401
+from properties.budget.state import NO_NAMES, Snap, same_counters  # noqa: F401
 
 from properties.names import DISCOVERY_TOOLS, LANE_NAMES
 
@@ -325,7 +325,7 @@ def b8_refusal_grants(step: Step) -> Outcome:
         if not kinds and correction is None and before.correction is None:
             continue  # no kind, no correction before or after: every clause below is vacuous
         # Snapshots share one empty set, so the same object means "both empty": nothing granted.
-        granted = _NONE if kinds is before.kinds else kinds - before.kinds
+        granted = NO_NAMES if kinds is before.kinds else kinds - before.kinds
         if len(kinds) > 2:
             return True, f"{copy} granted {len(kinds)} kinds"
         if granted:

@@ -51,7 +51,7 @@ class Snap(NamedTuple):
         return self.correction if self.terminal else None
 
 
-_NONE: frozenset = frozenset()
+NO_NAMES: frozenset = frozenset()
 _new_snap = tuple.__new__
 
 
@@ -66,9 +66,9 @@ def snap_production(budget: RunProgressBudget) -> Snap:
     kinds = budget.corrected_kinds
     return _new_snap(Snap, (
         budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
+        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else NO_NAMES,
         budget.deferred, budget.deferrals_used, budget.correction,
-        frozenset(kinds) if kinds else _NONE, budget.free_lookups_used,
+        frozenset(kinds) if kinds else NO_NAMES, budget.free_lookups_used,
     ))
 
 
@@ -78,8 +78,8 @@ def snap_reference(budget: Any) -> Snap:
     exhausted = budget.exhausted_lanes
     return _new_snap(Snap, (
         budget.terminal, budget.rounds, budget.failures, budget.consecutive,
-        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else _NONE,
-        None, 0, None, _NONE, 0,
+        lanes["workspace"], lanes["extension"], frozenset(exhausted) if exhausted else NO_NAMES,
+        None, 0, None, NO_NAMES, 0,
     ))
 
 

@@ -187,7 +187,7 @@ def test_emptied_caches_change_nothing(monkeypatch):
     scope = attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False)
     roomy = Tally()
     first = explore(scope, roomy, keep_states=True)
-    monkeypatch.setattr(explorer, "CACHE_BOUNDS", {"verdicts": 5, "raw children": 5, "moves": 5})
+    monkeypatch.setattr(explorer.expander, "CACHE_BOUNDS", {"verdicts": 5, "raw children": 5, "moves": 5})
     monkeypatch.setattr(explorer.Expander, "trim_every", 1)
     tight = Tally()
     second = explore(scope, tight, keep_states=True)
@@ -217,7 +217,7 @@ def test_refusal_kind_images_are_one_state():
     # One fingerprint keeps Monitor.step on every edge of this scope affordable.
     attrs.evolve(TINY, name="tiny c1 t3", limits=attrs.evolve(TINY.limits, consecutive_failures=1, total_failures=3), fingerprints=False),
     # Real limits to a depth below the seen-calls cap: ids unordered, moves made on representatives.
-    Config("real limits to 3", Limits(), 3, explorer.SPEC_LIMITS),
+    Config("real limits to 3", Limits(), 3, properties.budget.copies.SPEC_LIMITS),
 ])
 def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
     """Every edge the search judges from cached moves gets what ``Monitor.step`` on real budgets gives.
@@ -234,7 +234,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
     for state in sorted(result.reached):
         events = explorer.events_of(state, scope)
         rows = [expander.copy_moves(index, copy, events, explorer.membership_of(state.ids, index)) for index, copy in enumerate(state.copies)]
-        before = {name: moves[0].before_snap for name, moves in zip(explorer.ALL_COPIES, rows)}
+        before = {name: moves[0].before_snap for name, moves in zip(properties.budget.copies.ALL_COPIES, rows)}
         fresh = {name: not snap.terminal for name, snap in before.items()}
         history = state.history
         dicts = (
@@ -248,7 +248,7 @@ def test_cached_moves_and_judged_edges_equal_monitor_step(scope):
             budgets = decode(state, prototypes)
             tally = Tally()
             monitor = Monitor(
-                limits=scope.oracle, tally=tally, budgets=dict(zip(explorer.ALL_COPIES, budgets)),
+                limits=scope.oracle, tally=tally, budgets=dict(zip(properties.budget.copies.ALL_COPIES, budgets)),
                 invariants=explorer.EDGE_INVARIANTS, failure_ends_probes="off", index=3,
             )
             explorer.restore_history(monitor, history)
@@ -368,7 +368,7 @@ def test_a_planted_forgiveness_bug_is_found_with_the_shortest_trace(monkeypatch,
 
 def test_a_changed_default_limit_is_caught_at_the_real_limits():
     """The real-limits run holds ``Limits()`` to budget.md's numbers: a fuse of 5 stops one failure late."""
-    config = Config("fuse 5", Limits(consecutive_failures=5), 5, explorer.SPEC_LIMITS)
+    config = Config("fuse 5", Limits(consecutive_failures=5), 5, properties.budget.copies.SPEC_LIMITS)
     row = explore(config, Tally())
     assert row.violation is not None and row.violation.invariant == "B1"
     # budget.md: the reference stops at the 4th consecutive failure; production with a fuse of 5 does not.
@@ -376,7 +376,7 @@ def test_a_changed_default_limit_is_caught_at_the_real_limits():
 
 
 def test_spec_limits_are_the_numbers_of_budget_md():
-    assert attrs.asdict(explorer.SPEC_LIMITS) == SPEC_NUMBERS
+    assert attrs.asdict(properties.budget.copies.SPEC_LIMITS) == SPEC_NUMBERS
     assert attrs.asdict(Limits()) == SPEC_NUMBERS
 
 
@@ -393,7 +393,7 @@ def test_spec_limits_are_the_numbers_of_budget_md():
 def _trusting(monkeypatch):
     """Searches made without checking their symmetries, as the explorer made them before issue 19."""
     checked = explorer.canon_for
-    monkeypatch.setattr(explorer, "canon_for", lambda config: attrs.evolve(checked(config), verify=False))
+    monkeypatch.setattr(explorer.run, "canon_for", lambda config: attrs.evolve(checked(config), verify=False))
 
 
 class ExtensionSuccessKeepsItsCount(RunProgressBudget):
@@ -479,10 +479,10 @@ def test_the_saved_explorer_counterexample_replays_as_it_is(monkeypatch, tmp_pat
 
 
 def test_without_a_real_trace_the_saved_file_says_it_may_not_replay(monkeypatch, tmp_path):
-    """The fallback of ``_path`` (no real trace along the canonical path): the violation is kept, the file says so."""
+    """The fallback of ``counterexample_path`` (no real trace along the canonical path): the violation is kept, the file says so."""
     monkeypatch.setattr(properties.budget.copies, "RunProgressBudget", ExtensionSuccessKeepsItsCount)
     _trusting(monkeypatch)
-    monkeypatch.setattr(explorer, "_trace", lambda *args, **kwargs: None)
+    monkeypatch.setattr(explorer.rebuild, "real_trace", lambda *args, **kwargs: None)
     result = run_explorer(True, Tally(), tmp_path, configs=[TINY])
     row = result.rows[0]
     assert row.violation is not None and not row.exact and row.path == row.canonical_path
@@ -503,7 +503,7 @@ def test_configurations_side_by_side_give_what_one_after_the_other_gives(monkeyp
         # Expected to outlast the rest together: it splits its levels over the two processes (the children fork
         # from this process, so they see the patched hint too).
         monkeypatch.setattr(explorer, "expected_seconds", lambda config: 1000.0 if config.name == dominant else 1.0)
-    outcomes = drivers._explore_side_by_side(True, configs, 300.0, 2, tmp_path)
+    outcomes = drivers.explore_side_by_side(True, configs, 300.0, 2, tmp_path)
     assert [status for status, _part, _result in outcomes] == ["ok"] * len(configs)
     for config, (_status, part, result) in zip(configs, outcomes):
         (row,) = result.rows

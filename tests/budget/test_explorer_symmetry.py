@@ -128,7 +128,9 @@ def _lane_sighted(invariant):
 
 def test_an_asymmetric_catalogue_breaks_the_symmetry_and_a_scope_cut_short_is_not_proved(monkeypatch, tmp_path):
     edge = tuple(_lane_sighted(invariant) if invariant.id == "B1" else invariant for invariant in explorer.EDGE_INVARIANTS)
-    monkeypatch.setattr(explorer, "EDGE_INVARIANTS", edge)
+    # Read by the batched expander and by the plain model's step.
+    monkeypatch.setattr(explorer.expander, "EDGE_INVARIANTS", edge)
+    monkeypatch.setattr(explorer.model, "EDGE_INVARIANTS", edge)
     scope = _scope(2, 2)
     row = explore(scope, Tally(), out_dir=tmp_path)
     assert [(b.symmetry, b.where) for b in row.broken] == [("lanes", "the catalogue's judgement")]

@@ -12,8 +12,8 @@ from mutations import content_cache, mutmut_layer, red_check
 
 def test_phase_seconds_run_from_one_title_to_the_next() -> None:
     marks = [("generate", 0.0), ("stats", 2.0), ("clean run", 5.0), ("mutants", 6.5)]
-    assert mutmut_layer._phase_seconds(marks, 10.0) == {"generate": 2.0, "stats": 3.0, "clean run": 1.5, "mutants": 3.5}
-    assert mutmut_layer._phase_seconds([], 3.0) == {}
+    assert mutmut_layer.phase_seconds(marks, 10.0) == {"generate": 2.0, "stats": 3.0, "clean run": 1.5, "mutants": 3.5}
+    assert mutmut_layer.phase_seconds([], 3.0) == {}
 
 
 def test_only_mutants_without_a_verdict_are_handed_to_mutmut(tmp_path: Path) -> None:
@@ -23,7 +23,7 @@ def test_only_mutants_without_a_verdict_are_handed_to_mutmut(tmp_path: Path) -> 
     meta.parent.mkdir(parents=True)
     meta.write_text(json.dumps({"exit_code_by_key": {"guard.a.x_f__mutmut_1": 1, "guard.a.x_f__mutmut_2": None,
                                                      "guard.a.x_f__mutmut_3": 0}}), encoding="utf-8")
-    assert mutmut_layer._pending(tmp_path) == ["guard.a.x_f__mutmut_2"]
+    assert mutmut_layer.pending_mutants(tmp_path) == ["guard.a.x_f__mutmut_2"]
 
 
 def _project(root: Path, guard_text: str) -> None:
@@ -125,7 +125,7 @@ def _mutated_project(root: Path, mutant_body: str) -> list[mutmut_layer.Mutant]:
 
 
 def _described(root: Path, mutants: list[mutmut_layer.Mutant]) -> mutmut_layer.Mutant:
-    mutmut_layer._diffs(root, mutants, {"guard/x.py": (root / "guard" / "x.py").read_text(encoding="utf-8")})
+    mutmut_layer.write_diffs(root, mutants, {"guard/x.py": (root / "guard" / "x.py").read_text(encoding="utf-8")})
     return mutants[0]
 
 
