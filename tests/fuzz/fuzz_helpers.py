@@ -26,6 +26,22 @@ PLANTED = "same-kind-twice"
 PLANTED_INVARIANT = "B8"
 
 
+#: The interpreter of a virtualenv with the fuzz dependencies on Python 3.12+ (``nox -s tests`` makes it when the
+#: machine has such a Python: noxfile ``FUZZ_PYTHON``, ``_fuzz_interpreter``).
+FUZZ_PYTHON = os.environ.get("GUARD_FUZZ_PYTHON")
+
+
+def needs_fuzz_python() -> str:
+    """The 3.12+ interpreter; a CI run without one fails (the fuzz session runs there), a local run skips."""
+    import pytest  # only the tests ask; time_to_failure.py imports this module without pytest
+
+    if FUZZ_PYTHON:
+        return FUZZ_PYTHON
+    if os.environ.get("CI"):
+        pytest.fail("GUARD_FUZZ_PYTHON is not set: nox -s tests found no Python 3.12+ for the fuzz session's collector")
+    pytest.skip("no Python 3.12+ fuzz interpreter named (GUARD_FUZZ_PYTHON); nox -s tests names one when it finds one")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from fuzz_helpers import needs_fuzz_python
 from properties import fuzz
 from properties.paths import ROOT
 
@@ -82,23 +83,11 @@ def test_project_coverage_records_only_project_files_and_the_same_arcs_twice() -
 
 # -- Python 3.12+: sys.monitoring ------------------------------------------------------------------------------
 
-#: The interpreter of a virtualenv with the fuzz dependencies on Python 3.12+ (``nox -s tests`` makes it when the
-#: machine has such a Python: noxfile ``FUZZ_PYTHON``, ``_fuzz_interpreter``).
-FUZZ_PYTHON = os.environ.get("GUARD_FUZZ_PYTHON")
-
-
-def _needs_fuzz_python() -> str:
-    """The 3.12+ interpreter; a CI run without one fails (the fuzz session runs there), a local run skips."""
-    if FUZZ_PYTHON:
-        return FUZZ_PYTHON
-    if os.environ.get("CI"):
-        pytest.fail("GUARD_FUZZ_PYTHON is not set: nox -s tests found no Python 3.12+ for the fuzz session's collector")
-    pytest.skip("no Python 3.12+ fuzz interpreter named (GUARD_FUZZ_PYTHON); nox -s tests names one when it finds one")
 
 
 @pytest.mark.parametrize("subject", sorted(fuzz.machines()))
 def test_on_python_312_every_target_gains_behaviours_through_sys_monitoring(subject: str) -> None:
-    python = _needs_fuzz_python()
+    python = needs_fuzz_python()
     outcome = _one_worker("fuzz", subject, python)
     assert outcome["first_failure"] is None, outcome
     assert outcome["behaviours"] > 0 and outcome["corpus"] > 0, outcome
@@ -138,7 +127,7 @@ print(json.dumps({"ours": len(first), "again": first == second, "theirs": len(th
 
 
 def test_monitoring_coverage_records_exactly_hypofuzz_s_own_branches() -> None:
-    python = _needs_fuzz_python()
+    python = needs_fuzz_python()
     done = subprocess.run([python, "-c", _SAME_BRANCHES, str(ROOT)], cwd=ROOT, capture_output=True, text=True, timeout=240,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
