@@ -99,7 +99,7 @@ and the lanes, kinds or ids can switch midway. Once per violation the path is
 rebuilt by delivering real events to real budgets from the start along the
 canonical states (``_trace``), so the saved file replays as it is.
 
-The package, one module per idea (each reads only the ones above it):
+The package, one module per idea (no import cycle among them at run time):
 
 * ``scopes``: the configurations (quick, default, thorough), their limits and scheduling hints;
 * ``alphabets``: the finite alphabet of events offered from a state of each shape;
