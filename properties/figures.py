@@ -1,7 +1,8 @@
-"""The figures people would rather look at than read: SVG files drawn with matplotlib from a run's own numbers.
+"""The figures people would rather look at than read: SVG files drawn from a run's own numbers.
 
 * ``coverage``: every coverage count of every subject against its minimum
-  (``python -m properties`` writes ``<out>/coverage.svg``);
+  (``python -m properties`` writes ``<out>/coverage.svg``; written by hand,
+  see its docstring);
 * ``growth``: a proof's states and CPU seconds at consecutive 4 as the total
   cap grows, with the factor between steps (``nox -s bench``);
 * ``explorer_against_baseline``: this explorer against commit ``e84bbbf``'s,
@@ -12,13 +13,14 @@
 Text stays text in the SVG (``svg.fonttype = none``), so a browser, a search
 and a test read the titles and axes. Under every figure: the machine (cores,
 processor) and the date it was measured, so a committed figure says where its
-numbers come from. matplotlib is imported only here, and only when a figure is
-drawn: runs that draw none (``--mutants``) never pay for it.
+numbers come from. matplotlib draws the bench's figures; it is imported only
+here, and only when one of those is drawn.
 """
 
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import platform
 from pathlib import Path
@@ -77,35 +79,82 @@ def _plain_log_ticks(scale: Any) -> None:
 
 
 def coverage(rows: Sequence[Mapping[str, Any]], path: Path, heading: str) -> Path:
-    """Each subject's coverage counts (bars) against their minimums (a mark), on a log scale; unmet counts in red."""
-    pyplot = _pyplot()
+    """Each subject's coverage counts (bars) against their minimums (a mark), on a log scale; unmet counts in red.
+
+    Written as SVG by hand, not with matplotlib: every default run draws this
+    figure after its drivers finish, when nothing else runs, and importing and
+    laying out matplotlib there cost 2.5 s (``python -m cProfile -m
+    properties``, its modules not yet compiled; about 0.8 s compiled, 2026-12-03), while the figure is
+    plain bars, marks and text. The bench's figures, drawn once per bench run,
+    stay with matplotlib. The same numbers give the same bytes.
+    """
     subjects = list(dict.fromkeys(row["subject"] for row in rows))
-    sizes = [sum(1 for row in rows if row["subject"] == subject) for subject in subjects]
-    figure, axes = pyplot.subplots(
-        len(subjects), 1, figsize=(9, 1.0 + 0.32 * sum(sizes) + 0.6 * len(subjects)), squeeze=False,
-        gridspec_kw={"height_ratios": sizes},
-    )
-    figure.suptitle(heading, fontsize=11)
-    for axis, subject in zip(axes[:, 0], subjects):
+    longest = max((len(str(row["name"])) for row in rows), default=10)
+    left, right_margin, width = 24 + 5.6 * longest, 60, 900.0
+    plot = max(200.0, width - left - right_margin)
+    row_height, top = 18, 44
+    parts: list[str] = []
+
+    def text(x: float, y: float, words: str, size: int = 11, anchor: str = "start", colour: str = "#000000",
+             weight: str = "normal") -> None:
+        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}" '
+                     f'font-weight="{weight}">{_escape(words)}</text>')
+
+    text(width / 2, 22, heading, size=13, anchor="middle")
+    y = float(top)
+    for subject in subjects:
         mine = [row for row in rows if row["subject"] == subject]
-        names = [row["name"] for row in mine]
-        counts = [max(row["count"], 0.8) for row in mine]
-        places = range(len(mine))
-        colours = ["#4c72b0" if row["count"] >= row["minimum"] else "#c44e52" for row in mine]
-        axis.barh(places, counts, color=colours, height=0.6, label="count")
-        axis.scatter([row["minimum"] for row in mine], places, marker="|", s=260, color="black", zorder=3, label="minimum")
-        for place, row in zip(places, mine):
-            axis.text(max(row["count"], 0.8) * 1.08, place, f"{row['count']:,}", va="center", fontsize=7)
-        axis.set_yticks(list(places), names, fontsize=8)
-        axis.invert_yaxis()
-        axis.set_xscale("log")
-        axis.set_xlim(left=1, right=max(max(counts), max(row["minimum"] for row in mine)) * 2.5)
-        _plain_log_ticks(axis.xaxis)
-        axis.set_title(f"{subject}", fontsize=10, loc="left")
-        axis.set_xlabel("count (log scale); black mark: the minimum a default run must reach", fontsize=8)
-    axes[0, 0].legend(loc="lower right", fontsize=7)
-    figure.tight_layout(rect=(0, 0.03, 1, 0.97))
-    return _save(pyplot, figure, path, caption())
+        span = max(max(row["count"] for row in mine), max(row["minimum"] for row in mine), 1) * 2.5
+        decades = math.log10(span)
+
+        def at(value: float, decades: float = decades) -> float:
+            return left + plot * (math.log10(max(value, 1.0)) / decades)
+
+        text(left, y + 12, subject, size=12, weight="bold")
+        y += 20
+        height = row_height * len(mine)
+        parts.append(f'<rect x="{left:.1f}" y="{y:.1f}" width="{plot:.1f}" height="{height:.1f}" fill="none" stroke="#888888"/>')
+        power = 1
+        while power <= span:
+            x = at(power)
+            parts.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" y2="{y + height + 4:.1f}" stroke="#dddddd"/>')
+            text(x, y + height + 15, f"{power:,}", size=9, anchor="middle")
+            power *= 10
+        for place, row in enumerate(mine):
+            middle = y + row_height * place + row_height / 2
+            met = row["count"] >= row["minimum"]
+            end = at(row["count"]) if row["count"] >= 1 else left
+            parts.append(f'<rect x="{left:.1f}" y="{middle - 5.5:.1f}" width="{max(end - left, 0.0):.1f}" height="11" '
+                         f'fill="{"#4c72b0" if met else "#c44e52"}"/>')
+            mark = at(row["minimum"])
+            parts.append(f'<line x1="{mark:.1f}" y1="{middle - 8:.1f}" x2="{mark:.1f}" y2="{middle + 8:.1f}" stroke="#000000" '
+                         f'stroke-width="2"/>')
+            text(left - 6, middle + 4, str(row["name"]), size=10, anchor="end")
+            text(end + 5, middle + 3.5, f"{row['count']:,}", size=9)
+        y += height + 30
+        text(left + plot / 2, y, "count (log scale); black mark: the minimum a default run must reach", size=10, anchor="middle")
+        y += 24
+    # The legend, once, under the first subject's heading line.
+    legend_x = left + plot - 150
+    parts.append(f'<rect x="{legend_x:.1f}" y="{top + 4:.1f}" width="14" height="9" fill="#4c72b0"/>')
+    text(legend_x + 18, top + 12, "count", size=9)
+    parts.append(f'<line x1="{legend_x + 70:.1f}" y1="{top + 2:.1f}" x2="{legend_x + 70:.1f}" y2="{top + 15:.1f}" stroke="#000000" '
+                 f'stroke-width="2"/>')
+    text(legend_x + 76, top + 12, "minimum", size=9)
+    text(8, y + 6, caption(), size=9, colour="#555555")
+    total = y + 16
+    document = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{total:.0f}" viewBox="0 0 {width:.0f} {total:.0f}" '
+        'font-family="DejaVu Sans, Arial, sans-serif">\n'
+        f'<rect x="0" y="0" width="{width:.0f}" height="{total:.0f}" fill="#ffffff"/>\n' + "\n".join(parts) + "\n</svg>\n"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document, encoding="utf-8")
+    return path
+
+
+def _escape(words: str) -> str:
+    return words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def growth(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
