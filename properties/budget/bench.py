@@ -376,7 +376,7 @@ def bench_default_against(repeats: int, timeout: float, add: Any) -> None:
         walls: dict[str, list[float]] = {"old": [], "new": []}
         cpus: dict[str, list[float]] = {"old": [], "new": []}
         # Both checkouts as a developer's is after its first run: compiled. Under PYTHONDONTWRITEBYTECODE (set on the
-        # machines here) every run would otherwise compile its whole tree afresh, and the tree with more modules pay more.
+        # machines here) every run would otherwise compile its whole tree afresh, and the tree with more modules would pay more.
         for root in (old_root, ROOT):
             compile_tree(root)
         for number in range(repeats):
