@@ -20,6 +20,7 @@ here, and only when one of those is drawn.
 from __future__ import annotations
 
 import datetime
+import html
 import math
 import os
 import platform
@@ -83,8 +84,8 @@ def coverage(rows: Sequence[Mapping[str, Any]], path: Path, heading: str) -> Pat
 
     Written as SVG by hand, not with matplotlib: every default run draws this
     figure after its drivers finish, when nothing else runs, and importing and
-    laying out matplotlib there cost 2.5 s (``python -m cProfile -m
-    properties``, its modules not yet compiled; about 0.8 s compiled, 2026-12-03), while the figure is
+    laying out matplotlib there cost 2.5 s with its modules not yet compiled
+    (``python -m cProfile -m properties``, 2026-12-03), while the figure is
     plain bars, marks and text. The bench's figures, drawn once per bench run,
     stay with matplotlib. The same numbers give the same bytes.
     """
@@ -98,35 +99,32 @@ def coverage(rows: Sequence[Mapping[str, Any]], path: Path, heading: str) -> Pat
     def text(x: float, y: float, words: str, size: int = 11, anchor: str = "start", colour: str = "#000000",
              weight: str = "normal") -> None:
         parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}" '
-                     f'font-weight="{weight}">{_escape(words)}</text>')
+                     f'font-weight="{weight}">{html.escape(words, quote=False)}</text>')
 
     text(width / 2, 22, heading, size=13, anchor="middle")
     y = float(top)
     for subject in subjects:
         mine = [row for row in rows if row["subject"] == subject]
         span = max(max(row["count"] for row in mine), max(row["minimum"] for row in mine), 1) * 2.5
-        decades = math.log10(span)
-
-        def at(value: float, decades: float = decades) -> float:
-            return left + plot * (math.log10(max(value, 1.0)) / decades)
-
+        # Pixels per decade: 1 sits at the axis' left edge, ``span`` at its right.
+        unit = plot / math.log10(span)
         text(left, y + 12, subject, size=12, weight="bold")
         y += 20
         height = row_height * len(mine)
         parts.append(f'<rect x="{left:.1f}" y="{y:.1f}" width="{plot:.1f}" height="{height:.1f}" fill="none" stroke="#888888"/>')
         power = 1
         while power <= span:
-            x = at(power)
+            x = _log_x(power, left, unit)
             parts.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" y2="{y + height + 4:.1f}" stroke="#dddddd"/>')
             text(x, y + height + 15, f"{power:,}", size=9, anchor="middle")
             power *= 10
         for place, row in enumerate(mine):
             middle = y + row_height * place + row_height / 2
             met = row["count"] >= row["minimum"]
-            end = at(row["count"]) if row["count"] >= 1 else left
+            end = _log_x(row["count"], left, unit)
             parts.append(f'<rect x="{left:.1f}" y="{middle - 5.5:.1f}" width="{max(end - left, 0.0):.1f}" height="11" '
                          f'fill="{"#4c72b0" if met else "#c44e52"}"/>')
-            mark = at(row["minimum"])
+            mark = _log_x(row["minimum"], left, unit)
             parts.append(f'<line x1="{mark:.1f}" y1="{middle - 8:.1f}" x2="{mark:.1f}" y2="{middle + 8:.1f}" stroke="#000000" '
                          f'stroke-width="2"/>')
             text(left - 6, middle + 4, str(row["name"]), size=10, anchor="end")
@@ -134,7 +132,7 @@ def coverage(rows: Sequence[Mapping[str, Any]], path: Path, heading: str) -> Pat
         y += height + 30
         text(left + plot / 2, y, "count (log scale); black mark: the minimum a default run must reach", size=10, anchor="middle")
         y += 24
-    # The legend, once, under the first subject's heading line.
+    # The legend, once, on the first subject's heading line.
     legend_x = left + plot - 150
     parts.append(f'<rect x="{legend_x:.1f}" y="{top + 4:.1f}" width="14" height="9" fill="#4c72b0"/>')
     text(legend_x + 18, top + 12, "count", size=9)
@@ -153,8 +151,9 @@ def coverage(rows: Sequence[Mapping[str, Any]], path: Path, heading: str) -> Pat
     return path
 
 
-def _escape(words: str) -> str:
-    return words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+def _log_x(value: float, left: float, unit: float) -> float:
+    """Where ``value`` sits on a log axis starting at 1 (a count under 1, that is 0, sits at the start)."""
+    return left + unit * math.log10(max(value, 1.0))
 
 
 def growth(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
