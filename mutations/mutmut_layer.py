@@ -615,6 +615,72 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
                         left_out_tests=_left_out_tests(root), phases=phases)
 
 
+#: The line of ``[tool.mutmut]`` that names the tests mutmut's statistics run (``restrict_tests`` rewrites it).
+_SELECTION = re.compile(r"^pytest_add_cli_args_test_selection\s*=.*$", re.MULTILINE)
+
+
+def restrict_tests(root: Path, tests: list[str]) -> str:
+    """Make mutmut on the scratch copy ``root`` run only ``tests`` (paths relative to it): its statistics, clean run
+    and mutants then see no other test. Rewrites ``[tool.mutmut] pytest_add_cli_args_test_selection`` in the copy's
+    ``pyproject.toml`` and reads it back; "" when done, else why not (nothing was changed then)."""
+    import tomllib
+
+    path = root / "pyproject.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        return f"{path}: {error.strerror}"
+    if len(_SELECTION.findall(text)) != 1:
+        return f"{path}: no single pytest_add_cli_args_test_selection line to rewrite"
+    line = "pytest_add_cli_args_test_selection = " + json.dumps(list(tests))
+    changed = _SELECTION.sub(lambda _match: line, text)
+    try:
+        read = tomllib.loads(changed).get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection")
+    except tomllib.TOMLDecodeError as error:
+        return f"{path}: the rewritten selection does not parse: {error}"
+    if read != list(tests):
+        return f"{path}: the rewritten selection reads back as {read!r}"
+    path.write_text(changed, encoding="utf-8")
+    return ""
+
+
+def ignored_tests(root: Path) -> set[str]:
+    """The test paths ``[tool.mutmut] pytest_add_cli_args`` leaves out (its ``--ignore=`` options), as written."""
+    import tomllib
+
+    try:
+        args = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["pytest_add_cli_args"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return set()
+    return {arg.removeprefix("--ignore=") for arg in args if isinstance(arg, str) and arg.startswith("--ignore=")}
+
+
+def combine(first: MutmutResult, final: set[str], second: MutmutResult | None, equivalents: list[Equivalent],
+            select: Callable[[str], bool], label: str = "nearby tests") -> MutmutResult:
+    """One result of two runs over the same mutants (the review's two stages, ``mutations.review``): the verdicts
+    ``final`` of ``first`` and every verdict of ``second`` (the rest of ``first``'s mutants, tested again), in
+    ``first``'s order; the listed equivalents judged once, over the whole, as ``run`` judges them.
+
+    ``first`` ran with no equivalents listed, and so must ``second``: judging them here, once, is what makes a
+    listed equivalent that a first-stage test killed a problem, as it would be in one run. ``first``'s phases are
+    named with ``label`` ("stats (nearby tests)"); "" keeps mutmut's names (a single stage)."""
+    later = {mutant.name: mutant for mutant in second.mutants} if second is not None else {}
+    mutants = [mutant if mutant.name in final else later[mutant.name] for mutant in first.mutants
+               if mutant.name in final or mutant.name in later]
+    mutants.extend(mutant for name, mutant in later.items() if name not in {m.name for m in first.mutants})
+    problems = _judge_equivalents(mutants, [entry for entry in equivalents if select(entry.name)])
+    last = second if second is not None else first
+    phases = {f"{name} ({label})" if label else name: seconds for name, seconds in first.phases.items()}
+    if second is not None:
+        phases.update(second.phases)
+    return MutmutResult(
+        mutants=mutants, run_ok=last.run_ok, run_message=last.run_message,
+        wall_seconds=first.wall_seconds + (second.wall_seconds if second is not None else 0.0),
+        tested_this_run=first.tested_this_run + (second.tested_this_run if second is not None else 0),
+        mutmut_rate=last.mutmut_rate or first.mutmut_rate, equivalent_problems=problems, sources=last.sources,
+        left_out_tests=last.left_out_tests, phases=phases)
+
+
 def described(root: Path, jobs: int, select: Callable[[str], bool]) -> tuple[str, list[Mutant]]:
     """mutmut's generation on ``root`` and the mutants whose names ``select`` accepts, each with its diff and
     one-line description but none tested; ("", mutants), or (why generation failed, []).

@@ -3,9 +3,10 @@
 * mutmut on the changed functions only: a scratch copy of HEAD
   (``scratch.make``), mutmut generates every mutant there and is handed only
   the names of mutants in the changed units (``mutmut_layer.run`` with
-  ``select``). Its first run on a fresh copy still collects mutmut's test
-  statistics over the whole suite: that is mutmut's cost, not the review's
-  choice, and the dominant part of a review's wall time.
+  ``select``). mutmut's first run on a fresh copy collects its test
+  statistics over every test it is given, so the first stage gives it only
+  the test files that import a changed module, and only the mutants those
+  do not kill are tested again over the whole suite (``mutate_changed``).
 * a survivor in a function BASE had too is matched with its twin at BASE
   (``against_base``: the same unit and the same one-line diff, never the
   line number) and that twin is tested with BASE's own suite; a survivor
@@ -51,9 +52,52 @@ def unit_of_mutant(name: str) -> tuple[str, str] | None:
     return None
 
 
+def nearby_tests(root: Path, modules: set[str]) -> list[str]:
+    """The test files of ``root`` that import one of ``modules`` (``guard.budget``) by name, as paths relative to
+    ``root``, sorted; files mutmut's own options leave out (``--ignore=``) are not among them.
+
+    A plain reading of each file's import lines: which tests run a function is mutmut's statistics' business, this
+    only picks the files likely to hold its killers (``mutate_changed``'s first stage)."""
+    from mutations.mutmut_layer import ignored_tests
+
+    patterns = []
+    for module in sorted(modules):
+        package, _, last = module.rpartition(".")
+        dotted = re.escape(module)
+        patterns.append(rf"^\s*from\s+{dotted}\s+import\b|^\s*import\s+{dotted}\b")
+        if package:
+            patterns.append(rf"^\s*from\s+{re.escape(package)}\s+import\s+[^\n]*\b{re.escape(last)}\b")
+    if not patterns:
+        return []
+    found = re.compile("|".join(patterns), re.MULTILINE)
+    ignored = ignored_tests(root)
+    out = []
+    for path in sorted((root / "tests").rglob("test_*.py")):
+        name = path.relative_to(root).as_posix()
+        if "__pycache__" in path.parts or name in ignored or any(name.startswith(i.rstrip("/") + "/") for i in ignored):
+            continue
+        if found.search(path.read_text(encoding="utf-8", errors="replace")):
+            out.append(name)
+    return out
+
+
 def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str], work: Path, jobs: int, seed: int,
                    progress: Any = print) -> tuple[Any, Any, Path]:
     """mutmut on ``units`` and the catalogue entries ``entry_ids``, on a scratch copy of ``head``.
+
+    mutmut runs in two stages. First on a copy whose mutmut sees only the
+    test files that import a changed module (``nearby_tests``): its
+    statistics then cost those files, not the whole suite. A mutant one of
+    them kills (or a confirmed hang, or the type check) is killed: a test
+    of HEAD's suite fails with it active, whichever tests a whole run would
+    have tried first. Every other mutant (survived, no tests, timed out,
+    suspicious, or all of them when that stage failed: a red file, or none
+    of those files reaching a changed function) is tested again on a fresh
+    copy by mutmut over the whole suite, exactly as a single run would test
+    it. So a survivor is always a survivor of the whole suite, and the
+    whole suite's statistics are paid only when something does not die
+    near its code. Listed equivalents are judged once, over both stages
+    (``mutmut_layer.combine``).
 
     Returns (mutmut result or None, catalogue result or None, the copy)."""
     from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer
@@ -66,17 +110,50 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
         def select(name: str) -> bool:
             return unit_of_mutant(name) in units
 
-        previous = Path.cwd()
-        try:
-            os.chdir(copy)
-            mutmut_result = mutmut_layer.run(copy, jobs, equivalents.load(), reports, select=select)
-        finally:
-            os.chdir(previous)
+        modules = {path.removesuffix(".py").replace("/", ".") for path, _name in units if path.startswith("guard/")}
+        near = nearby_tests(copy, modules)
+        first = None
+        problem = mutmut_layer.restrict_tests(copy, near) if near else "no test file imports a changed module"
+        if problem:
+            print(f"  mutations| one stage, over the whole suite: {problem}", flush=True)
+        else:
+            print(f"  mutations| stage 1: mutmut with the {len(near)} test files that import {', '.join(sorted(modules))}",
+                  flush=True)
+            first = _mutmut_in(copy, jobs, [], reports / "nearby", select)
+        final = {m.name for m in first.mutants if m.status in mutmut_layer.DETECTED} if first and first.run_ok else set()
+        rest = [m.name for m in first.mutants if m.name not in final] if first and first.run_ok else None
+        second = None
+        if rest is None or rest:
+            if first is not None:
+                print(f"  mutations| stage 2: mutmut over the whole suite for {len(rest) if rest is not None else 'every'}"
+                      " mutant the nearby tests did not kill", flush=True)
+            whole = scratch.make(head, work / "mutate-whole") if first is not None else copy
+            second = _mutmut_in(whole, jobs, [], reports, (lambda name: select(name) and name not in final))
+            copy = whole
+        if first is None:  # one stage, over the whole suite: its result is the whole
+            assert second is not None
+            mutmut_result = mutmut_layer.combine(second, {m.name for m in second.mutants}, None, equivalents.load(),
+                                                 select, label="")
+        else:
+            mutmut_result = mutmut_layer.combine(first, final, second, equivalents.load(), select)
     catalogue_result = None
     chosen = tuple(entry for entry in catalogue.entries() if entry.id in set(entry_ids))
     if chosen:
         catalogue_result = catalogue_runner.run(copy, chosen, jobs, seed, None, progress=progress)
     return mutmut_result, catalogue_result, copy
+
+
+def _mutmut_in(copy: Path, jobs: int, listed: list[Any], reports: Path, select: Any) -> Any:
+    """``mutmut_layer.run`` with ``copy`` as the working folder (mutmut reads its configuration from there)."""
+    from mutations import mutmut_layer
+
+    reports.mkdir(parents=True, exist_ok=True)
+    previous = Path.cwd()
+    try:
+        os.chdir(copy)
+        return mutmut_layer.run(copy, jobs, listed, reports, select=select)
+    finally:
+        os.chdir(previous)
 
 
 def survived(status: str) -> bool:

@@ -24,6 +24,11 @@ Choices:
 * ``--no-mutants`` skips part 4's mutmut and catalogue runs (the changed
   tests still run on both sides); the review then cannot say whether a new
   survivor exists and says so.
+* Part 4's mutation runs in a forked child (``properties.review.beside``)
+  as soon as the changed functions are known, beside the verdicts and the
+  behaviour comparison, which then run at the lowest priority so mutmut's
+  one pytest process keeps a core. Its output is printed where the phase
+  prints it, so the report's order on stdout does not depend on timing.
 
 Exit status: 1 when an invariant breaks at HEAD (or HEAD's verdict fails
 otherwise), a mutant of the change survives with no justified equivalence
@@ -52,7 +57,7 @@ from typing import Any, Sequence
 from properties import progress
 from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT, shared_dir
-from properties.review import behaviour, changes, render
+from properties.review import behaviour, beside, changes, render
 
 DEFAULT_TRACES = 8000
 DEFAULT_SEQUENCES = 10_000
@@ -362,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="guard-review-"))
     tree = None
+    mutation: beside.Beside | None = None
     # Progress on stderr (issue 23): one line naming the phase; a verdict's and mutmut's own lines beside it.
     display = contextlib.ExitStack()
     display.enter_context(progress.shown(args.quiet, title="review"))
@@ -379,6 +385,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"review: {len(changed)} changed units; reference/ "
               + (("changed, " + ("adopted (the pin matches)" if adopted else "NOT adopted")) if reference_changed else "unchanged"),
               flush=True)
+        # Part 4's mutation starts now, in a process of its own beside everything else (``beside``): mutmut's
+        # statistics and clean run are one pytest process each, a chain that would otherwise run alone at the end.
+        units = {(c.path, c.name) for c in changed if c.kind != "removed" and c.path.startswith("guard/")}
+        entry_ids = sorted({entry["id"] for c in changed if c.kind != "removed" for entry in c.entries
+                            if entry["applies_at_head"]})
+        edited = {(c.path, c.name) for c in changed if c.kind == "edited" and c.path.startswith("guard/")}
+        if not args.no_mutants and (units or entry_ids):
+            base_tree = tree
+            mutation = beside.start(work / "beside", lambda: mutate(units, entry_ids, edited, base_tree, work, args.jobs, seed))
         # Part 3 runs in the background while parts 2 and 4's tests run.
         verdict_dirs = {"base": work / "verdict-base", "head": work / "verdict-head"}
         mark = time.monotonic()
@@ -452,43 +467,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             timings["fleet replay"] = time.monotonic() - step
             print("review: the fleet's stored failures at HEAD: "
                   + ("; ".join(fleet["lines"]) or fleet["problem"] or "none stored"), flush=True)
-        # Part 4: mutation of the change.
+        # Part 4: mutation of the change (started after part 1, beside the rest: ``mutate``).
         mutmut_result = catalogue_result = None
         twins = None
         mutation_note = ""
         copy = None
-        units = {(c.path, c.name) for c in changed if c.kind != "removed" and c.path.startswith("guard/")}
-        entry_ids = sorted({entry["id"] for c in changed if c.kind != "removed" for entry in c.entries
-                            if entry["applies_at_head"]})
         if args.no_mutants:
             mutation_note = "not run (--no-mutants): new survivors unknown"
-        elif units or entry_ids:
+        elif mutation is not None:
             _phase("mutation of the change")
-            step = time.monotonic()
             cpu_mark = _children_cpu()
-            mutmut_result, catalogue_result, copy = mutation_review.mutate_changed(
-                ROOT, units, entry_ids, work / "mutations", args.jobs, seed)
-            timings["mutation"] = time.monotonic() - step
-            cpu["mutation"] = _children_cpu() - cpu_mark
-            # mutmut's own phases (its statistics over the suite, the clean run, the mutants), as it titles them.
-            # Only after a run that worked: a failed run's spinner titles stop early, and its phases would mislead.
-            for name, seconds in (mutmut_result.phases if mutmut_result is not None and mutmut_result.run_ok else {}).items():
-                timings[f"mutation: mutmut {name}"] = seconds
-            # A survivor in a function BASE had too is matched with the same mutation at BASE and judged by
-            # BASE's tests; new code has no twin, so its survivors are new without asking BASE.
-            edited = {(c.path, c.name) for c in changed if c.kind == "edited" and c.path.startswith("guard/")}
-            # Only a run that worked has survivors: after a failed one (a red suite at HEAD) nothing was tested.
-            asked = [] if mutmut_result is None or not mutmut_result.run_ok else [
-                mutant for mutant in mutmut_result.mutants
-                if mutation_review.survived(mutant.status) and mutation_review.unit_of_mutant(mutant.name) in edited]
-            if asked:
-                cpu_mark = _children_cpu()
-                twins = mutation_review.against_base(tree, asked, work / "mutations", args.jobs)
-                timings["survivors at BASE"] = twins.seconds
-                cpu["survivors at BASE"] = _children_cpu() - cpu_mark
-                print(f"review: {len(asked)} survivors in edited functions; "
-                      f"{sum(twins.carried(m.name) for m in asked)} survived at BASE too"
-                      + (f" ({twins.problem})" if twins.problem else ""), flush=True)
+            try:
+                found = mutation.finish()
+            finally:
+                # mutmut's lines, where this phase has always printed them.
+                sys.stdout.write(mutation.output)
+                sys.stdout.flush()
+            mutmut_result, catalogue_result, copy, twins = found["mutmut"], found["catalogue"], found["copy"], found["twins"]
+            # Wall seconds from the child's own clock (it ran beside the verdicts, so they overlap theirs); CPU
+            # seconds are the child's whole tree, of which the BASE twins' share is shown apart.
+            timings.update(found["timings"])
+            cpu["mutation"] = _children_cpu() - cpu_mark - sum(found["cpu"].values())
+            cpu.update(found["cpu"])
         _phase("the report")
         data = render.build(
             base=base, head=head, seed=seed, quick=args.quick, changed=changed, drifted=drifted,
@@ -511,10 +511,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties.review: {error}", file=sys.stderr)
         return 2
     finally:
+        if mutation is not None:
+            mutation.stop()
         display.close()
         if tree is not None:
             remove_worktree(tree)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def mutate(units: set[tuple[str, str]], entry_ids: list[str], edited: set[tuple[str, str]], base_tree: Path, work: Path,
+           jobs: int, seed: int) -> dict[str, Any]:
+    """Part 4's mutation (``beside``'s job, in its child): mutmut on the changed units and the catalogue entries
+    in them on a scratch copy of HEAD, then the BASE twins of the survivors in edited functions.
+
+    Returns the results, their wall seconds per step (mutmut's own phases among them) and CPU seconds (this
+    process's waited children)."""
+    from mutations import review as mutation_review
+
+    timings: dict[str, float] = {}
+    cpu: dict[str, float] = {}
+    step = time.monotonic()
+    mutmut_result, catalogue_result, copy = mutation_review.mutate_changed(ROOT, units, entry_ids, work / "mutations",
+                                                                           jobs, seed)
+    timings["mutation"] = time.monotonic() - step
+    # mutmut's own phases (its statistics over the suite, the clean run, the mutants), as it titles them.
+    # Only after a run that worked: a failed run's spinner titles stop early, and its phases would mislead.
+    for name, seconds in (mutmut_result.phases if mutmut_result is not None and mutmut_result.run_ok else {}).items():
+        timings[f"mutation: mutmut {name}"] = seconds
+    # A survivor in a function BASE had too is matched with the same mutation at BASE and judged by
+    # BASE's tests; new code has no twin, so its survivors are new without asking BASE.
+    # Only a run that worked has survivors: after a failed one (a red suite at HEAD) nothing was tested.
+    asked = [] if mutmut_result is None or not mutmut_result.run_ok else [
+        mutant for mutant in mutmut_result.mutants
+        if mutation_review.survived(mutant.status) and mutation_review.unit_of_mutant(mutant.name) in edited]
+    twins = None
+    if asked:
+        cpu_mark = _children_cpu()
+        twins = mutation_review.against_base(base_tree, asked, work / "mutations", jobs)
+        timings["survivors at BASE"] = twins.seconds
+        cpu["survivors at BASE"] = _children_cpu() - cpu_mark
+        print(f"review: {len(asked)} survivors in edited functions; "
+              f"{sum(twins.carried(m.name) for m in asked)} survived at BASE too"
+              + (f" ({twins.problem})" if twins.problem else ""), flush=True)
+    return {"mutmut": mutmut_result, "catalogue": catalogue_result, "copy": copy, "twins": twins, "timings": timings,
+            "cpu": cpu}
 
 
 #: The review's phases, as its live progress line names them (issue 23): the label's line says which one runs.
