@@ -615,6 +615,135 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
                         left_out_tests=_left_out_tests(root), phases=phases)
 
 
+#: One mutant's own pytest run over the nearby tests (``kill_near``) that lasts longer than this is not a kill:
+#: that mutant and every later one go on to mutmut, whose per-test deadlines judge hangs.
+NEAR_TIMEOUT = 600.0
+
+
+def _serial_order(name: str) -> tuple[str, int]:
+    stem, _, serial = name.rpartition("__mutmut_")
+    return stem, int(serial) if serial.isdigit() else 0
+
+
+def mutmut_pytest_args(root: Path) -> list[str]:
+    """``[tool.mutmut] pytest_add_cli_args`` of ``root``'s ``pyproject.toml``: the options mutmut gives each pytest
+    run (the ignored files, the left-out marker, this package's plugin); [] when there are none."""
+    import tomllib
+
+    try:
+        args = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["pytest_add_cli_args"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return []
+    return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def _pytest_in_mutants(root: Path, label: str, tests: list[str], killers: Path, priority: Path | None,
+                       stop_at_first: bool, timeout: float) -> int | None:
+    """pytest in mutmut's ``mutants/`` copy of ``root`` with ``label`` as ``MUTANT_UNDER_TEST`` ("" for none), the
+    failures recorded in ``killers``; its exit status, None when it ran past ``timeout``."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)  # mutants/ must come first on sys.path, as under mutmut
+    env.update(MUTANT_UNDER_TEST=label, MUTATIONS_KILLERS_FILE=str(killers), PYTHONHASHSEED="0",
+               # No timings: no per-test deadline (a kill here is a failure, never a slow test).
+               MUTATIONS_DURATIONS=str(killers.with_suffix(".no-durations")))
+    env.pop("MUTATIONS_PRIORITY", None)
+    if priority is not None:
+        env["MUTATIONS_PRIORITY"] = str(priority)
+    command = [sys.executable, "-m", "pytest", *(("-x",) if stop_at_first else ()), "--tb=short",
+               *mutmut_pytest_args(root), *tests]
+    try:
+        return subprocess.run(command, cwd=root / "mutants", env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[str], reports: Path,
+              timeout: float = NEAR_TIMEOUT) -> MutmutResult:
+    """The review's cheapest stage (``mutations.review.mutate_changed``): each mutant ``select`` accepts, tested by
+    one pytest run over ``tests`` (the nearby test files, in the order given) in mutmut's ``mutants/`` copy,
+    stopping at the first failure, without mutmut's statistics.
+
+    mutmut's statistics run every test once to learn which reach each function; for a change to one function that
+    is most of the review's mutation time, while a mutant of that function usually fails one of the first tests
+    that reach it. So here a kill is direct evidence instead: a test failed with the mutant active (mutmut's own
+    trampolines, chosen by ``MUTANT_UNDER_TEST``), and that same test, run again with no mutant active, passes.
+    Tests that killed earlier mutants run first for later ones (``MUTATIONS_PRIORITY``). A mutant that passes
+    every test given is ``survived`` (of these tests only: the caller has the whole suite judge it). Such a
+    run costs every test, about what mutmut's statistics over them cost, so only the first is taken: the stage
+    stops at its next mutant that it does not kill (a second that passes, one that ran past ``timeout`` or
+    failed in collection); that mutant and every later one are left ``not checked``, for mutmut to test exactly
+    as before, and so is a mutant whose killer fails without a mutant too. A kill here is therefore never
+    weaker than mutmut's: only the cost of finding it changes.
+
+    Returns every selected mutant, killed (with its killer), survived or not checked, with mutmut's diffs."""
+    check_mutmut()
+    _sync_copies(root)
+    started = time.monotonic()
+    code, output = generate(root, jobs)
+    phases = {"generate": time.monotonic() - started}
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / "generate.log").write_text(output, encoding="utf-8")
+    sources = {str(path): (root / path).read_text(encoding="utf-8") for path in source_files(root)}
+    if code != 0:
+        return MutmutResult(mutants=[], run_ok=False, run_message=_failure_message(code, output),
+                            wall_seconds=time.monotonic() - started, tested_this_run=0, mutmut_rate=None,
+                            equivalent_problems=[], sources=sources, left_out_tests=_left_out_tests(root), phases=phases)
+    path_of = {key: str(path) for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})}
+    chosen = sorted((key for key in path_of if select(key)), key=_serial_order)
+    killers: dict[str, str] = {}
+    priority = reports / "near-priority.txt"
+    priority.write_text("", encoding="utf-8")
+    step = time.monotonic()
+    passed: list[str] = []
+    for number, name in enumerate(chosen, 1):
+        record = reports / "near-failures.tsv"
+        record.unlink(missing_ok=True)
+        exit_code = _pytest_in_mutants(root, name, tests, record, priority, True, timeout)
+        failed = [line.partition("\t")[2] for line in record.read_text(encoding="utf-8").splitlines()] \
+            if record.is_file() else []
+        first = failed[0] if failed else ""
+        if exit_code == 0 and not passed:
+            # One mutant that passes every nearby test is a survivor of them (mutmut's run over them would say the
+            # same): it goes straight to the whole suite. A second one ends the stage (see the docstring).
+            passed.append(name)
+            print(f"  mutations| {name} passed every nearby test: the whole suite judges it", flush=True)
+            continue
+        if exit_code != 1 or not first or first.startswith("collection error"):
+            why = {0: "passed every nearby test too", None: f"ran past {timeout:.0f} s"}.get(exit_code,
+                                                                                            f"pytest exit {exit_code}")
+            print(f"  mutations| {name} {why}: it and {len(chosen) - number} later mutants go on to mutmut", flush=True)
+            break
+        killers[name] = first
+        if first not in priority.read_text(encoding="utf-8").splitlines():
+            with priority.open("a", encoding="utf-8") as handle:
+                handle.write(first + "\n")
+        progress.update(LABEL, done=number, total=len(chosen), unit="mutants", phase="phase: stage 0, one pytest per mutant")
+    phases["mutants"] = time.monotonic() - step
+    step = time.monotonic()
+    distinct = sorted(set(killers.values()))
+    if distinct:
+        # Each killer once more with no mutant active: a test that fails anyway proves nothing about a mutant.
+        record = reports / "near-clean-failures.tsv"
+        record.unlink(missing_ok=True)
+        _pytest_in_mutants(root, "", distinct, record, None, False, timeout)
+        red = set(scratch.read_failures(record))
+        if red:
+            print(f"  mutations| {len(red)} killers fail without a mutant too ({', '.join(sorted(red)[:3])}): "
+                  "their mutants go on to mutmut", flush=True)
+            killers = {name: test for name, test in killers.items() if test not in red}
+    phases["killers again without a mutant"] = time.monotonic() - step
+    def verdict(name: str) -> tuple[int | None, str]:
+        return (1, KILLED) if name in killers else (0, SURVIVED) if name in passed else (None, NOT_CHECKED)
+
+    mutants = [Mutant(name=name, path=path_of[name], exit_code=verdict(name)[0], status=verdict(name)[1],
+                      killer=killers.get(name)) for name in chosen]
+    write_diffs(root, mutants, sources)
+    return MutmutResult(mutants=mutants, run_ok=True, run_message="ok", wall_seconds=time.monotonic() - started,
+                        tested_this_run=len(killers) + len(passed), mutmut_rate=None, equivalent_problems=[], sources=sources,
+                        left_out_tests=_left_out_tests(root), phases=phases)
+
+
 #: The line of ``[tool.mutmut]`` that names the tests mutmut's statistics run (``restrict_tests`` rewrites it).
 _SELECTION = re.compile(r"^pytest_add_cli_args_test_selection\s*=.*$", re.MULTILINE)
 

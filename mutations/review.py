@@ -4,9 +4,11 @@
   (``scratch.make``), mutmut generates every mutant there and is handed only
   the names of mutants in the changed units (``mutmut_layer.run`` with
   ``select``). mutmut's first run on a fresh copy collects its test
-  statistics over every test it is given, so the first stage gives it only
-  the test files that import a changed module, and only the mutants those
-  do not kill are tested again over the whole suite (``mutate_changed``).
+  statistics over every test it is given, so before it each mutant gets one
+  pytest run over the test files that import a changed module, up to the
+  first failure; mutmut then sees only those files for what that did not
+  kill, and only the mutants those do not kill are tested again over the
+  whole suite (``mutate_changed``).
 * a survivor in a function BASE had too is matched with its twin at BASE
   (``against_base``: the same unit and the same one-line diff, never the
   line number) and that twin is tested with BASE's own suite; a survivor
@@ -85,19 +87,27 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
                    progress: Any = print) -> tuple[Any, Any, Path]:
     """mutmut on ``units`` and the catalogue entries ``entry_ids``, on a scratch copy of ``head``.
 
-    mutmut runs in two stages. First on a copy whose mutmut sees only the
-    test files that import a changed module (``nearby_tests``): its
+    The mutants are judged in up to three stages, each only for what the
+    one before did not kill. Stage 0 (``mutmut_layer.kill_near``) runs
+    pytest once per mutant over the test files that import a changed module
+    (``nearby_tests``, those naming a changed function first), stopping at
+    the first failure: a kill there is a test that fails with the mutant
+    active and passes without it, and it costs those tests up to the first
+    failure instead of mutmut's statistics over all of them. The first
+    mutant that passes every nearby test goes straight to stage 2; at the
+    next one it does not kill, it stops, and stage 1 takes the rest. Stage 1
+    is mutmut on a copy whose mutmut sees only the nearby files: its
     statistics then cost those files, not the whole suite. A mutant one of
-    them kills (or a confirmed hang, or the type check) is killed: a test
-    of HEAD's suite fails with it active, whichever tests a whole run would
-    have tried first. Every other mutant (survived, no tests, timed out,
-    suspicious, or all of them when that stage failed: a red file, or none
-    of those files reaching a changed function) is tested again on a fresh
-    copy by mutmut over the whole suite, exactly as a single run would test
-    it. So a survivor is always a survivor of the whole suite, and the
-    whole suite's statistics are paid only when something does not die
-    near its code. Listed equivalents are judged once, over both stages
-    (``mutmut_layer.combine``).
+    them kills (or a confirmed hang, or the type check) is killed: a test of
+    HEAD's suite fails with it active, whichever tests a whole run would
+    have tried first. Every other mutant
+    (survived, no tests, timed out, suspicious, or all of them when that
+    stage failed: a red file, or none of those files reaching a changed
+    function) is tested again in stage 2, on a fresh copy, by mutmut over
+    the whole suite, exactly as a single run would test it. So a survivor is
+    always a survivor of the whole suite, and the whole suite's statistics
+    are paid only when something does not die near its code. Listed
+    equivalents are judged once, over all stages (``mutmut_layer.combine``).
 
     Returns (mutmut result or None, catalogue result or None, the copy)."""
     from mutations import catalogue, catalogue_runner, equivalents, mutmut_layer
@@ -111,36 +121,86 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
             return unit_of_mutant(name) in units
 
         modules = {path.removesuffix(".py").replace("/", ".") for path, _name in units if path.startswith("guard/")}
-        near = nearby_tests(copy, modules)
-        first = None
-        problem = mutmut_layer.restrict_tests(copy, near) if near else "no test file imports a changed module"
-        if problem:
-            print(f"  mutations| one stage, over the whole suite: {problem}", flush=True)
+        near = ordered_nearby(copy, nearby_tests(copy, modules), {name for path, name in units if path.startswith("guard/")})
+        direct = None
+        if near:
+            print(f"  mutations| stage 0: one pytest run per mutant over the {len(near)} test files that import "
+                  f"{', '.join(sorted(modules))}, first failure kills", flush=True)
+            direct = mutmut_layer.kill_near(copy, jobs, select, near, reports / "direct")
+            if not direct.run_ok:
+                print(f"  mutations| stage 0 did not run ({direct.run_message}): mutmut tests every mutant", flush=True)
+                direct = None
+        if direct is None:
+            rest, copy = _later_stages(head, copy, work, reports, jobs, near, select, None, set())
+            mutmut_result = mutmut_layer.combine(rest, {m.name for m in rest.mutants}, None, equivalents.load(), select,
+                                                 label="")
         else:
-            print(f"  mutations| stage 1: mutmut with the {len(near)} test files that import {', '.join(sorted(modules))}",
-                  flush=True)
-            first = _mutmut_in(copy, jobs, [], reports / "nearby", select)
-        final = {m.name for m in first.mutants if m.status in mutmut_layer.DETECTED} if first and first.run_ok else set()
-        rest = [m.name for m in first.mutants if m.name not in final] if first and first.run_ok else None
-        second = None
-        if rest is None or rest:
-            if first is not None:
-                print(f"  mutations| stage 2: mutmut over the whole suite for {len(rest) if rest is not None else 'every'}"
-                      " mutant the nearby tests did not kill", flush=True)
-            whole = scratch.make(head, work / "mutate-whole") if first is not None else copy
-            second = _mutmut_in(whole, jobs, [], reports, (lambda name: select(name) and name not in final))
-            copy = whole
-        if first is None:  # one stage, over the whole suite: its result is the whole
-            assert second is not None
-            mutmut_result = mutmut_layer.combine(second, {m.name for m in second.mutants}, None, equivalents.load(),
-                                                 select, label="")
-        else:
-            mutmut_result = mutmut_layer.combine(first, final, second, equivalents.load(), select)
+            killed = {m.name for m in direct.mutants if m.status in mutmut_layer.DETECTED}
+            survived = {m.name for m in direct.mutants if m.status == mutmut_layer.SURVIVED}
+            untested = {m.name for m in direct.mutants if m.status == mutmut_layer.NOT_CHECKED}
+            print(f"  mutations| stage 0: {len(killed)} of {len(direct.mutants)} mutants killed, {len(survived)} "
+                  f"passed every nearby test, {len(untested)} left to mutmut", flush=True)
+            later = None
+            if survived or untested:
+                later, copy = _later_stages(head, copy, work, reports, jobs, near,
+                                            lambda name: select(name) and name not in killed, untested, survived)
+            mutmut_result = mutmut_layer.combine(direct, killed, later, equivalents.load(), select, label="stage 0")
     catalogue_result = None
     chosen = tuple(entry for entry in catalogue.entries() if entry.id in set(entry_ids))
     if chosen:
         catalogue_result = catalogue_runner.run(copy, chosen, jobs, seed, None, progress=progress)
     return mutmut_result, catalogue_result, copy
+
+
+def _later_stages(head: Path, copy: Path, work: Path, reports: Path, jobs: int, near: list[str], select: Any,
+                  untested: set[str] | None, survived: set[str]) -> tuple[Any, Path]:
+    """Stages 1 and 2 (see ``mutate_changed``) for the mutants ``select`` accepts: mutmut over the nearby test
+    files ``near`` for ``untested`` (None: every one), then over the whole suite for what that did not kill and
+    for ``survived`` (those stage 0 saw pass every nearby test). One result, listed equivalents not yet judged,
+    and the copy the last run used."""
+    from mutations import mutmut_layer
+
+    first = None
+    final: set[str] = set()
+    rest: list[str] | None = sorted(survived)
+    if untested is None or untested:
+        problem = mutmut_layer.restrict_tests(copy, near) if near else "no test file imports a changed module"
+        if problem:
+            print(f"  mutations| one stage, over the whole suite: {problem}", flush=True)
+            rest = None
+        else:
+            print(f"  mutations| stage 1: mutmut with the {len(near)} test files near the change", flush=True)
+            first = _mutmut_in(copy, jobs, [], reports / "nearby", lambda name: select(name) and name not in survived)
+            final = {m.name for m in first.mutants if m.status in mutmut_layer.DETECTED} if first.run_ok else set()
+            rest = [m.name for m in first.mutants if m.name not in final] + sorted(survived) if first.run_ok else None
+    second = None
+    if rest is None or rest:
+        print(f"  mutations| stage 2: mutmut over the whole suite for {len(rest) if rest is not None else 'every'}"
+              " mutant the nearby tests did not kill", flush=True)
+        # A copy whose mutmut saw only the nearby files would keep that selection: the whole suite needs a fresh one.
+        whole = scratch.make(head, work / "mutate-whole") if first is not None else copy
+        second = _mutmut_in(whole, jobs, [], reports, (lambda name: select(name) and name not in final))
+        copy = whole
+    if first is None:  # one stage, over the whole suite: its result is the whole
+        assert second is not None
+        return second, copy
+    return mutmut_layer.combine(first, final, second, [], select), copy
+
+
+def ordered_nearby(root: Path, tests: list[str], units: set[str]) -> list[str]:
+    """``tests`` in the order stage 0 runs them: first the files that name a changed function (the last part of
+    each unit, ``RunProgressBudget._observe`` -> ``_observe``) as a word, then the rest; each group smallest
+    file first. Only an order (a cheap first guess at which tests reach the change): every file still runs
+    for a mutant that none of the earlier ones kills."""
+    names = sorted({unit.rpartition(".")[2] for unit in units if unit and not unit.startswith("<")})
+    named = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in names) + r")\b") if names else None
+
+    def key(test: str) -> tuple[bool, int, str]:
+        path = root / test
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return (named is None or not named.search(text), path.stat().st_size, test)
+
+    return sorted(tests, key=key)
 
 
 def _mutmut_in(copy: Path, jobs: int, listed: list[Any], reports: Path, select: Any) -> Any:

@@ -1,20 +1,27 @@
-"""The review's mutation in two stages (``mutations.review.mutate_changed``, issue 20): which test files the first
-stage gives mutmut, how the copy's configuration is rewritten for it, and how the two stages' verdicts make one.
+"""The review's mutation in stages (``mutations.review.mutate_changed``, issue 20): which test files the first
+stages see and in which order, how the copy's configuration is rewritten for mutmut, how stage 0 kills without
+mutmut's statistics, and how the stages' verdicts make one.
 
-The stages themselves (mutmut over a real copy) run in ``test_review.py``'s survivor scenarios; these records are
-built by hand, as ``mutmut_layer`` fills them.
+Stage 0 runs here on a real copy of this project (``mutations.scratch.make``) with mutmut's real mutants of
+``lane_of``; the mutmut stages over a real copy run in ``test_review.py``'s survivor scenarios, and the records
+given to ``combine`` are built by hand, as ``mutmut_layer`` fills them.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
+import pytest
+
+from mutations import scratch
 from mutations.equivalents import Equivalent
 from mutations.mutmut_layer import (
-    EQUIVALENT, KILLED, SURVIVED, Mutant, MutmutResult, combine, ignored_tests, restrict_tests,
+    EQUIVALENT, KILLED, NOT_CHECKED, SURVIVED, Mutant, MutmutResult, combine, ignored_tests, kill_near,
+    mutmut_pytest_args, restrict_tests,
 )
-from mutations.review import nearby_tests
+from mutations.review import nearby_tests, ordered_nearby
 from properties.paths import ROOT
 
 PYPROJECT = """[project]
@@ -117,3 +124,60 @@ def test_one_stage_that_killed_everything_is_its_own_result() -> None:
     done = combine(first, {m.name for m in first.mutants}, None, [], lambda _name: True)
     assert [m.status for m in done.mutants] == [KILLED, KILLED]
     assert done.failures == [] and done.phases == {"stats (nearby tests)": 5.0}
+
+
+def test_stage_zero_runs_the_files_naming_a_changed_function_first_smallest_first(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "tests/budget/test_big_naming.py": "from guard.budget import lane_of\n" + "# padding\n" * 50,
+        "tests/budget/test_small_naming.py": "from guard.budget import lane_of\n",
+        "tests/budget/test_other.py": "import guard.budget\n",
+        "tests/budget/test_prefix.py": "from guard.budget import lane_of_x\n",  # a longer name is not the name
+    })
+    tests = ["tests/budget/test_big_naming.py", "tests/budget/test_other.py", "tests/budget/test_prefix.py",
+             "tests/budget/test_small_naming.py"]
+    assert ordered_nearby(root, tests, {"lane_of"}) == [
+        "tests/budget/test_small_naming.py", "tests/budget/test_big_naming.py", "tests/budget/test_other.py",
+        "tests/budget/test_prefix.py"]
+    # A method is named by its last part; a class or module body names no function, so size alone orders.
+    assert ordered_nearby(root, tests, {"Budget.lane_of"})[0] == "tests/budget/test_small_naming.py"
+    assert ordered_nearby(root, tests, {"<module>"}) == sorted(tests, key=lambda t: ((root / t).stat().st_size, t))
+    assert mutmut_pytest_args(root) == ["-q", "--ignore=tests/core/test_skipped.py", "--ignore=tests/slow/"]
+
+
+def _lane_of(name: str) -> bool:
+    return name.startswith("guard.budget.x_lane_of__mutmut_")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
+                    reason="runs stage 0 on a copy of its own, never the mutant (its guard/ would be mutmut's rewrite)")
+def test_stage_zero_kills_only_by_a_test_that_passes_without_the_mutant(tmp_path: Path) -> None:
+    """mutmut's real mutants of ``lane_of`` on a copy of this project: killed by the budget's own tests, each
+    killer named and passing with no mutant; a test that fails anyway kills nothing; a mutant no given test
+    fails ends the stage, leaving it and the rest to mutmut."""
+    copy = scratch.make(ROOT, tmp_path)
+    near = ["tests/budget/test_budget_lookups.py", "tests/budget/test_budget_basics.py"]
+    done = kill_near(copy, 1, _lane_of, near, tmp_path / "reports")
+    assert done.run_ok and len(done.mutants) >= 2, done.run_message
+    assert [m.status for m in done.mutants] == [KILLED] * len(done.mutants)
+    assert all(m.killer and m.killer.split("::")[0] in near for m in done.mutants), [m.killer for m in done.mutants]
+    assert all(m.diff and m.one_line for m in done.mutants)
+    assert set(done.phases) == {"generate", "mutants", "killers again without a mutant"}
+
+    # A test that fails with or without a mutant is first in line: it fails for every mutant, so it is every
+    # mutant's first failure, and run again without one it fails too, so it kills none of them.
+    red = "tests/budget/test_always_red.py"
+    (copy / red).write_text("from guard.budget import lane_of\n\n\ndef test_red() -> None:\n"
+                            "    assert lane_of('no lane') == 'a lane'\n", encoding="utf-8")
+    done = kill_near(copy, 1, _lane_of, [red, *near], tmp_path / "reports")
+    assert done.run_ok and [m.status for m in done.mutants] == [NOT_CHECKED] * len(done.mutants)
+    assert all(m.killer is None and m.exit_code is None for m in done.mutants)
+
+    # Tests that never reach lane_of: the first mutant passes them all, a survivor of these tests (the whole
+    # suite is its judge, in stage 2); the second passes them too and ends the stage, left to mutmut with the rest.
+    idle = "tests/budget/test_idle.py"
+    (copy / idle).write_text("import guard.budget\n\n\ndef test_idle() -> None:\n    assert guard.budget\n",
+                             encoding="utf-8")
+    done = kill_near(copy, 1, _lane_of, [idle], tmp_path / "reports")
+    assert done.run_ok and [m.status for m in done.mutants] == [SURVIVED] + [NOT_CHECKED] * (len(done.mutants) - 1)
+    assert done.mutants[0].exit_code == 0 and done.mutants[0].killer is None and done.tested_this_run == 1
