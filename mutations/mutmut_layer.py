@@ -89,6 +89,8 @@ class Mutant:
     replacement: str = ""
     killer: str | None = None
     problem: str | None = None
+    #: What judged it: mutmut's runner, or the review's stage 0 (``kill_near``), named in the Stryker report.
+    judged_by: str = "mutmut"
 
 
 @attrs.define
@@ -638,9 +640,10 @@ def mutmut_pytest_args(root: Path) -> list[str]:
 
 
 def _pytest_in_mutants(root: Path, label: str, tests: list[str], killers: Path, priority: Path | None,
-                       stop_at_first: bool, timeout: float) -> int | None:
+                       stop_at_first: bool, timeout: float, log: Path) -> int | None:
     """pytest in mutmut's ``mutants/`` copy of ``root`` with ``label`` as ``MUTANT_UNDER_TEST`` ("" for none), the
-    failures recorded in ``killers``; its exit status, None when it ran past ``timeout``."""
+    failures recorded in ``killers`` and its output written to ``log``; its exit status, None when it ran past
+    ``timeout``."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)  # mutants/ must come first on sys.path, as under mutmut
     env.update(MUTANT_UNDER_TEST=label, MUTATIONS_KILLERS_FILE=str(killers), PYTHONHASHSEED="0",
@@ -651,11 +654,13 @@ def _pytest_in_mutants(root: Path, label: str, tests: list[str], killers: Path, 
         env["MUTATIONS_PRIORITY"] = str(priority)
     command = [sys.executable, "-m", "pytest", *(("-x",) if stop_at_first else ()), "--tb=short",
                *mutmut_pytest_args(root), *tests]
-    try:
-        return subprocess.run(command, cwd=root / "mutants", env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=timeout).returncode
-    except subprocess.TimeoutExpired:
-        return None
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as output:
+        try:
+            return subprocess.run(command, cwd=root / "mutants", env=env, stdout=output, stderr=subprocess.STDOUT,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            return None
 
 
 def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[str], reports: Path,
@@ -676,7 +681,8 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     as before, and so is a mutant whose killer fails without a mutant too. A kill here is therefore never
     weaker than mutmut's: only the cost of finding it changes.
 
-    Returns every selected mutant, killed (with its killer), survived or not checked, with mutmut's diffs."""
+    Returns every selected mutant, killed (with its killer), survived or not checked, with mutmut's diffs; each
+    mutant's pytest output is kept in ``reports/logs/``."""
     check_mutmut()
     _sync_copies(root)
     started = time.monotonic()
@@ -699,7 +705,8 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     for number, name in enumerate(chosen, 1):
         record = reports / "near-failures.tsv"
         record.unlink(missing_ok=True)
-        exit_code = _pytest_in_mutants(root, name, tests, record, priority, True, timeout)
+        exit_code = _pytest_in_mutants(root, name, tests, record, priority, True, timeout,
+                                       reports / "logs" / f"{name}.log")
         failed = [line.partition("\t")[2] for line in record.read_text(encoding="utf-8").splitlines()] \
             if record.is_file() else []
         first = failed[0] if failed else ""
@@ -726,7 +733,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
         # Each killer once more with no mutant active: a test that fails anyway proves nothing about a mutant.
         record = reports / "near-clean-failures.tsv"
         record.unlink(missing_ok=True)
-        _pytest_in_mutants(root, "", distinct, record, None, False, timeout)
+        _pytest_in_mutants(root, "", distinct, record, None, False, timeout, reports / "logs" / "killers-without-a-mutant.log")
         red = set(scratch.read_failures(record))
         if red:
             print(f"  mutations| {len(red)} killers fail without a mutant too ({', '.join(sorted(red)[:3])}): "
@@ -737,7 +744,8 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
         return (1, KILLED) if name in killers else (0, SURVIVED) if name in passed else (None, NOT_CHECKED)
 
     mutants = [Mutant(name=name, path=path_of[name], exit_code=verdict(name)[0], status=verdict(name)[1],
-                      killer=killers.get(name)) for name in chosen]
+                      killer=killers.get(name), judged_by="review stage 0 (one pytest run over the nearby tests)")
+               for name in chosen]
     write_diffs(root, mutants, sources)
     return MutmutResult(mutants=mutants, run_ok=True, run_message="ok", wall_seconds=time.monotonic() - started,
                         tested_this_run=len(killers) + len(passed), mutmut_rate=None, equivalent_problems=[], sources=sources,

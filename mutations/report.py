@@ -106,7 +106,7 @@ def stryker(root: Path, mutmut: mutmut_layer.MutmutResult | None, catalogue: cat
                              "end": {"line": mutant.end_line, "column": max(mutant.end_column, mutant.start_column)}},
                 "status": status,
                 "description": mutant.one_line,
-                "statusReason": reason or f"mutmut: {mutant.status}",
+                "statusReason": reason or f"{mutant.judged_by}: {mutant.status}",
             }
             if status == "Killed" and mutant.killer:
                 record["killedBy"] = killer_ids(mutant.killer)

@@ -163,6 +163,10 @@ def test_stage_zero_kills_only_by_a_test_that_passes_without_the_mutant(tmp_path
     assert all(m.killer and m.killer.split("::")[0] in near for m in done.mutants), [m.killer for m in done.mutants]
     assert all(m.diff and m.one_line for m in done.mutants)
     assert set(done.phases) == {"generate", "mutants", "killers again without a mutant"}
+    assert all(m.judged_by.startswith("review stage 0") for m in done.mutants)
+    # Each mutant's pytest output is kept beside the stage's records, naming its killer's failure.
+    assert all(m.killer and m.killer.split("::")[-1].split("[")[0] in
+               (tmp_path / "reports" / "logs" / f"{m.name}.log").read_text(encoding="utf-8") for m in done.mutants)
 
     # A test that fails with or without a mutant is first in line: it fails for every mutant, so it is every
     # mutant's first failure, and run again without one it fails too, so it kills none of them.
