@@ -639,11 +639,11 @@ def mutmut_pytest_args(root: Path) -> list[str]:
     return [str(arg) for arg in args] if isinstance(args, list) else []
 
 
-def _pytest_in_mutants(root: Path, label: str, tests: list[str], killers: Path, priority: Path | None,
-                       stop_at_first: bool, timeout: float, log: Path) -> int | None:
-    """pytest in mutmut's ``mutants/`` copy of ``root`` with ``label`` as ``MUTANT_UNDER_TEST`` ("" for none), the
-    failures recorded in ``killers`` and its output written to ``log``; its exit status, None when it ran past
-    ``timeout``."""
+def _pytest_in_mutants(root: Path, args: list[str], label: str, tests: list[str], killers: Path,
+                       priority: Path | None, stop_at_first: bool, timeout: float, log: Path) -> int | None:
+    """pytest with mutmut's options ``args`` in mutmut's ``mutants/`` copy of ``root`` with ``label`` as
+    ``MUTANT_UNDER_TEST`` ("" for none), the failures recorded in ``killers`` and its output written to ``log``;
+    its exit status, None when it ran past ``timeout``."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)  # mutants/ must come first on sys.path, as under mutmut
     env.update(MUTANT_UNDER_TEST=label, MUTATIONS_KILLERS_FILE=str(killers), PYTHONHASHSEED="0",
@@ -653,7 +653,7 @@ def _pytest_in_mutants(root: Path, label: str, tests: list[str], killers: Path, 
     if priority is not None:
         env["MUTATIONS_PRIORITY"] = str(priority)
     command = [sys.executable, "-m", "pytest", *(("-x",) if stop_at_first else ()), "--tb=short",
-               *mutmut_pytest_args(root), *tests]
+               *args, *tests]
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as output:
         try:
@@ -697,6 +697,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
                             equivalent_problems=[], sources=sources, left_out_tests=_left_out_tests(root), phases=phases)
     path_of = {key: str(path) for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})}
     chosen = sorted((key for key in path_of if select(key)), key=_serial_order)
+    args = mutmut_pytest_args(root)
     killers: dict[str, str] = {}
     priority = reports / "near-priority.txt"
     priority.write_text("", encoding="utf-8")
@@ -705,7 +706,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     for number, name in enumerate(chosen, 1):
         record = reports / "near-failures.tsv"
         record.unlink(missing_ok=True)
-        exit_code = _pytest_in_mutants(root, name, tests, record, priority, True, timeout,
+        exit_code = _pytest_in_mutants(root, args, name, tests, record, priority, True, timeout,
                                        reports / "logs" / f"{name}.log")
         failed = [line.partition("\t")[2] for line in record.read_text(encoding="utf-8").splitlines()] \
             if record.is_file() else []
@@ -721,10 +722,10 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
                                                                                             f"pytest exit {exit_code}")
             print(f"  mutations| {name} {why}: it and {len(chosen) - number} later mutants go on to mutmut", flush=True)
             break
-        killers[name] = first
-        if first not in priority.read_text(encoding="utf-8").splitlines():
+        if first not in killers.values():
             with priority.open("a", encoding="utf-8") as handle:
                 handle.write(first + "\n")
+        killers[name] = first
         progress.update(LABEL, done=number, total=len(chosen), unit="mutants", phase="phase: stage 0, one pytest per mutant")
     phases["mutants"] = time.monotonic() - step
     step = time.monotonic()
@@ -733,7 +734,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
         # Each killer once more with no mutant active: a test that fails anyway proves nothing about a mutant.
         record = reports / "near-clean-failures.tsv"
         record.unlink(missing_ok=True)
-        _pytest_in_mutants(root, "", distinct, record, None, False, timeout, reports / "logs" / "killers-without-a-mutant.log")
+        _pytest_in_mutants(root, args, "", distinct, record, None, False, timeout, reports / "logs" / "killers-without-a-mutant.log")
         red = set(scratch.read_failures(record))
         if red:
             print(f"  mutations| {len(red)} killers fail without a mutant too ({', '.join(sorted(red)[:3])}): "
@@ -783,13 +784,7 @@ def restrict_tests(root: Path, tests: list[str]) -> str:
 
 def ignored_tests(root: Path) -> set[str]:
     """The test paths ``[tool.mutmut] pytest_add_cli_args`` leaves out (its ``--ignore=`` options), as written."""
-    import tomllib
-
-    try:
-        args = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["pytest_add_cli_args"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return set()
-    return {arg.removeprefix("--ignore=") for arg in args if isinstance(arg, str) and arg.startswith("--ignore=")}
+    return {arg.removeprefix("--ignore=") for arg in mutmut_pytest_args(root) if arg.startswith("--ignore=")}
 
 
 def combine(first: MutmutResult, final: set[str], second: MutmutResult | None, equivalents: list[Equivalent],

@@ -192,7 +192,7 @@ def ordered_nearby(root: Path, tests: list[str], units: set[str]) -> list[str]:
     each unit, ``RunProgressBudget._observe`` -> ``_observe``) as a word, then the rest; each group smallest
     file first. Only an order (a cheap first guess at which tests reach the change): every file still runs
     for a mutant that none of the earlier ones kills."""
-    names = sorted({unit.rpartition(".")[2] for unit in units if unit and not unit.startswith("<")})
+    names = sorted({last for last in (unit.rpartition(".")[2] for unit in units) if last and not last.startswith("<")})
     named = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in names) + r")\b") if names else None
 
     def key(test: str) -> tuple[bool, int, str]:

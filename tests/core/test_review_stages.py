@@ -141,6 +141,7 @@ def test_stage_zero_runs_the_files_naming_a_changed_function_first_smallest_firs
     # A method is named by its last part; a class or module body names no function, so size alone orders.
     assert ordered_nearby(root, tests, {"Budget.lane_of"})[0] == "tests/budget/test_small_naming.py"
     assert ordered_nearby(root, tests, {"<module>"}) == sorted(tests, key=lambda t: ((root / t).stat().st_size, t))
+    assert ordered_nearby(root, tests, {"Limits.<body>"}) == ordered_nearby(root, tests, {"<module>"})
     assert mutmut_pytest_args(root) == ["-q", "--ignore=tests/core/test_skipped.py", "--ignore=tests/slow/"]
 
 
