@@ -158,27 +158,22 @@ def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int,
                       counts: dict[str, int]) -> tuple[dict[str, behaviour.Comparison], dict[str, list[Any]]]:
     """Every subject's seeded bulk work on both sides, then the comparisons (see ``properties.review.behaviour``).
 
-    Per subject, BASE's and HEAD's sides run at once (one core each), then the next subject; the returned items
-    are, per subject, the bulk items that hold a shortest difference (None elsewhere)."""
+    Per subject, BASE's and HEAD's sides run at once (one core each): first every item's summary, then, for the
+    items whose summaries differ, their rows step by step; then the next subject. The returned items are, per
+    subject, the bulk items that hold a shortest difference (None elsewhere)."""
     comparisons: dict[str, behaviour.Comparison] = {}
     kept_items: dict[str, list[Any]] = {}
     for subject, count in counts.items():
         arguments = ["--subject", subject, "--seed", str(seed), "--count", str(count)]
-        sides = []
-        for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
-            env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
-            env["GUARD_SHARED"] = str(shared_dir())
-            # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
-            sides.append((name, behaviour.start_side(env, work / f"overlay-{name}", arguments,
-                                                     work / f"{subject}-{name}.jsonl")))
-        for name, process in sides:
-            _out, err = process.communicate()
-            if process.returncode != 0:
-                raise RuntimeError(f"the {name} side of the {subject} behaviour comparison failed: "
-                                   f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
-        with (work / f"{subject}-base.jsonl").open(encoding="utf-8") as base_lines, \
-                (work / f"{subject}-head.jsonl").open(encoding="utf-8") as head_lines:
-            comparison = behaviour.compare(iter(base_lines), iter(head_lines), subject)
+        summaries = both_sides(head, base_tree, work, subject, arguments, "summary")
+        with summaries[0].open(encoding="utf-8") as base_lines, summaries[1].open(encoding="utf-8") as head_lines:
+            comparison, differing = behaviour.compare_summaries(iter(base_lines), iter(head_lines), subject)
+        if differing:
+            numbers = work / f"{subject}-differing.json"
+            numbers.write_text(json.dumps(differing), encoding="utf-8")
+            details = both_sides(head, base_tree, work, subject, [*arguments, "--items", str(numbers)], "rows")
+            with details[0].open(encoding="utf-8") as base_lines, details[1].open(encoding="utf-8") as head_lines:
+                behaviour.add_details(comparison, iter(base_lines), iter(head_lines), differing)
         comparisons[subject] = comparison
         wanted = {difference.trace for difference in comparison.shortest.values()}
         found: dict[int, Any] = {}
@@ -190,6 +185,24 @@ def compare_behaviour(head: Path, base_tree: Path, work: Path, seed: int,
                     break
         kept_items[subject] = [found.get(number) for number in range(max(wanted) + 1)] if wanted else []
     return comparisons, kept_items
+
+
+def both_sides(head: Path, base_tree: Path, work: Path, subject: str, arguments: list[str],
+                what: str) -> tuple[Path, Path]:
+    """Run one side per ``guard/`` (BASE's, HEAD's) at once with ``arguments``; the two output files."""
+    sides = []
+    for name, guard in (("base", base_tree / "guard"), ("head", head / "guard")):
+        env = behaviour.side_environment(head, guard, work / f"overlay-{name}")
+        env["GUARD_SHARED"] = str(shared_dir())
+        output = work / f"{subject}-{what}-{name}.jsonl"
+        # The working directory is the overlay: ``python -m`` puts it first on sys.path, before PYTHONPATH.
+        sides.append((name, output, behaviour.start_side(env, work / f"overlay-{name}", arguments, output)))
+    for name, _output, process in sides:
+        _out, err = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"the {name} side of the {subject} behaviour comparison failed: "
+                               f"{err.decode(errors='replace').strip().splitlines()[-1:] or ['no output']}")
+    return sides[0][1], sides[1][1]
 
 
 def save_distinguishing(comparisons: dict[str, behaviour.Comparison], items: dict[str, list[Any]], base: str, head: str,

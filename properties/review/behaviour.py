@@ -15,13 +15,26 @@ Each side runs in its own interpreter whose ``guard`` package is that side's
 ``PYTHONPATH``, HEAD's checkout second, so both sides share HEAD's generators
 and differ only in ``guard/``).
 
-The main process compares the two streams item by item. An item
-*distinguishes* the sides at its first step where an observable differs; for
-each observable the review keeps the item whose first difference comes
-soonest (shortest prefix, ties to the earlier item) and saves that prefix
-(``origin`` names BASE, HEAD, the seed and the item), which ``python -m
-properties.review --show FILE`` and ``nox -s replay -- FILE`` show BASE beside
-HEAD.
+The comparison runs in two passes, so that what both sides share costs only
+a hash. First each side writes one line per item: its number of steps and one
+hash of all its rows (``run_summaries``); the main process compares the two
+streams item by item (``compare_summaries``), and an item whose lines are
+equal is alike on both sides, every step of it. Only the items whose lines
+differ are played again, by both sides (``--items``), each now writing its
+rows step by step (long values hashed, ``run_side``), and compared step by
+step (``add_details``). So a change that keeps behaviour costs one pass
+without per-step output, and a change that alters it costs a second pass over
+the items it alters. Choice: the first pass's hash is of the rows' JSON text,
+stricter than the second pass's equality of decoded values (``true`` and
+``1`` differ as text); an item the text calls different and the values call
+equal is counted as alike, exactly as one pass of values would count it.
+
+An item *distinguishes* the sides at its first step where an observable
+differs; for each observable the review keeps the item whose first difference
+comes soonest (shortest prefix, ties to the earlier item) and saves that
+prefix (``origin`` names BASE, HEAD, the seed and the item), which ``python
+-m properties.review --show FILE`` and ``nox -s replay -- FILE`` show BASE
+beside HEAD.
 
 The exhaustive half is ``properties.review.product`` (run by
 ``properties.review.exhaustive``); its saved traces replay here too, with
@@ -107,6 +120,8 @@ def _side_main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int)
     parser.add_argument("--count", type=int, help="bulk items played")
     parser.add_argument("--file", type=Path, help="one saved item instead of the seeded bulk work")
+    parser.add_argument("--items", type=Path,
+                        help="a JSON list of item numbers: only those bulk items, each with its rows step by step")
     parser.add_argument("--tree", metavar="SCOPE",
                         help="every run of one scope of the subject's model (properties.review.recorded)")
     args = parser.parse_args(argv)
@@ -123,23 +138,72 @@ def _side_main(argv: Sequence[str]) -> int:
         else:
             item, _origin = module.load(args.file)
             run_side(module, iter([item]), sys.stdout, digest=False)
+    elif args.items is not None:
+        wanted = read_item_numbers(args.items)
+        run_side(module, picked(module.bulk(args.seed, args.count), wanted), sys.stdout, digest=True, numbered=True)
     else:
-        run_side(module, module.bulk(args.seed, args.count), sys.stdout, digest=True)
+        run_summaries(module, module.bulk(args.seed, args.count), sys.stdout)
     return 0
 
 
-def run_side(module: ModuleType, items: Iterator[Any], out: Any, digest: bool) -> None:
-    """A header line (the side's limits), then one JSON line of rows per item.
+def read_item_numbers(path: Path) -> list[int]:
+    """The item numbers ``--items`` names: a JSON list of distinct non-negative integers, in increasing order."""
+    try:
+        numbers = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"{path}: cannot read the item numbers: {error}") from None
+    if not (isinstance(numbers, list) and all(type(n) is int and n >= 0 for n in numbers)
+            and numbers == sorted(set(numbers))):
+        raise SystemExit(f"{path}: the item numbers must be a JSON list of increasing non-negative integers")
+    return numbers
+
+
+def picked(items: Iterator[Any], wanted: Sequence[int]) -> Iterator[tuple[int, Any]]:
+    """The items numbered ``wanted`` (increasing), with their numbers; the rest of the bulk work is not drawn."""
+    if not wanted:
+        return
+    want = iter(wanted)
+    target = next(want)
+    for number, item in enumerate(items):
+        if number == target:
+            yield number, item
+            target = next(want, -1)
+            if target < 0:
+                return
+
+
+def write_header(module: ModuleType, out: Any) -> None:
+    out.write(json.dumps({"limits": module.limits()}, default=str) + "\n")
+
+
+def run_summaries(module: ModuleType, items: Iterator[Any], out: Any) -> None:
+    """The first pass: a header line (the side's limits), then per item ``[steps, hash of its rows]``."""
+    write_header(module, out)
+    for item in items:
+        rows = module.rows_of(item)
+        out.write(json.dumps([len(rows), rows_hash(rows)]) + "\n")
+
+
+def rows_hash(rows: list[dict[str, Any]]) -> str:
+    """One hash of an item's rows: of their JSON text, keys sorted, so two sides' equal rows hash alike."""
+    text = json.dumps(rows, default=str, separators=(",", ":"), sort_keys=True)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def run_side(module: ModuleType, items: Iterator[Any], out: Any, digest: bool, numbered: bool = False) -> None:
+    """A header line (the side's limits), then one JSON line of rows per item (``[number, rows]`` when
+    ``numbered``: the items are then ``(number, item)`` pairs).
 
     ``digest``: each observable's value is replaced by a short hash of its JSON. The bulk comparison only asks
     whether two values are equal, and a hook step's full rows (the copies the host receives) run to kilobytes;
     the saved distinguishing items are replayed in full (``--file``) for their tables."""
-    out.write(json.dumps({"limits": module.limits()}, default=str) + "\n")
-    for item in items:
+    write_header(module, out)
+    for entry in items:
+        number, item = entry if numbered else (None, entry)
         rows = module.rows_of(item)
         if digest:
             rows = [{name: _digest(value) for name, value in row.items()} for row in rows]
-        out.write(json.dumps(rows, default=str, separators=(",", ":")) + "\n")
+        out.write(json.dumps([number, rows] if numbered else rows, default=str, separators=(",", ":")) + "\n")
 
 
 def _digest(value: Any) -> Any:
@@ -169,9 +233,9 @@ def side_environment(head: Path, guard: Path, overlay: Path) -> dict[str, str]:
 
 
 def start_side(env: dict[str, str], cwd: Path, arguments: Sequence[str], output: Path) -> subprocess.Popen[bytes]:
-    handle = output.open("wb")
-    return subprocess.Popen([sys.executable, "-m", "properties.review.behaviour", *arguments], cwd=cwd, env=env,
-                            stdout=handle, stderr=subprocess.PIPE)
+    with output.open("wb") as handle:  # the child holds its own copy of the descriptor
+        return subprocess.Popen([sys.executable, "-m", "properties.review.behaviour", *arguments], cwd=cwd, env=env,
+                                stdout=handle, stderr=subprocess.PIPE)
 
 
 @attrs.define
@@ -207,40 +271,78 @@ class Comparison:
         return str(side(self.subject).UNIT)
 
 
-def compare(base_lines: Iterator[str], head_lines: Iterator[str], subject: str = "budget") -> Comparison:
+def new_comparison(subject: str, base_header: str, head_header: str) -> Comparison:
     observables = tuple(side(subject).OBSERVABLES)
     result = Comparison(subject=subject, observables=observables,
                         by_observable={name: {"traces": 0, "steps": 0} for name in observables})
-    result.base_limits = json.loads(next(base_lines))["limits"]
-    result.head_limits = json.loads(next(head_lines))["limits"]
-    for number, (left, right) in enumerate(zip(base_lines, head_lines)):
-        base_rows, head_rows = json.loads(left), json.loads(right)
-        result.traces += 1
-        length = max(len(base_rows), len(head_rows))
-        common = min(len(base_rows), len(head_rows))
-        result.steps += length
-        differs = False
-        seen: set[str] = set()
-        if length > common:
-            # One side cut the trace (stopped for good, or raised) where the other went on: they differed before.
-            result.steps_differing += length - common
-        for step in range(common):
-            one, two = base_rows[step], head_rows[step]
-            if one == two:
-                continue
-            names = [name for name in observables if one.get(name) != two.get(name)]
-            if names:
-                differs = True
-                result.steps_differing += 1
-            for name in names:
-                result.by_observable[name]["steps"] += 1
-                if name not in seen:
-                    seen.add(name)
-                    result.by_observable[name]["traces"] += 1
-                    best = result.shortest.get(name)
-                    if best is None or step < best.step:
-                        result.shortest[name] = Difference(name, number, step)
-        result.traces_differing += int(differs)
+    result.base_limits = json.loads(base_header)["limits"]
+    result.head_limits = json.loads(head_header)["limits"]
+    return result
+
+
+def compare_summaries(base_lines: Iterator[str], head_lines: Iterator[str],
+                      subject: str = "budget") -> tuple[Comparison, list[int]]:
+    """The first pass: every item whose summaries agree is counted as alike (its steps and no difference); the
+    numbers of the others, in order, are returned for the second pass (``add_details``)."""
+    result = new_comparison(subject, next(base_lines), next(head_lines))
+    differing: list[int] = []
+    for number, (left, right) in enumerate(zip(base_lines, head_lines, strict=True)):
+        if left == right:
+            steps, _hash = json.loads(left)
+            result.traces += 1
+            result.steps += steps
+        else:
+            differing.append(number)
+    return result, differing
+
+
+def add_details(result: Comparison, base_lines: Iterator[str], head_lines: Iterator[str],
+                numbers: Sequence[int]) -> None:
+    """The second pass: the items ``numbers`` (in increasing order), their rows step by step on both sides."""
+    next(base_lines), next(head_lines)
+    for want, left, right in zip(numbers, base_lines, head_lines, strict=True):
+        (base_number, base_rows), (head_number, head_rows) = json.loads(left), json.loads(right)
+        if not base_number == head_number == want:
+            raise ValueError(f"the sides played items {base_number} and {head_number}, not {want}")
+        add_item(result, want, base_rows, head_rows)
+
+
+def add_item(result: Comparison, number: int, base_rows: list[dict[str, Any]], head_rows: list[dict[str, Any]]) -> None:
+    """One item's rows on both sides, compared step by step into ``result``."""
+    observables = result.observables
+    result.traces += 1
+    length = max(len(base_rows), len(head_rows))
+    common = min(len(base_rows), len(head_rows))
+    result.steps += length
+    differs = False
+    seen: set[str] = set()
+    if length > common:
+        # One side cut the trace (stopped for good, or raised) where the other went on: they differed before.
+        result.steps_differing += length - common
+    for step in range(common):
+        one, two = base_rows[step], head_rows[step]
+        if one == two:
+            continue
+        names = [name for name in observables if one.get(name) != two.get(name)]
+        if names:
+            differs = True
+            result.steps_differing += 1
+        for name in names:
+            result.by_observable[name]["steps"] += 1
+            if name not in seen:
+                seen.add(name)
+                result.by_observable[name]["traces"] += 1
+                best = result.shortest.get(name)
+                if best is None or step < best.step:
+                    result.shortest[name] = Difference(name, number, step)
+    result.traces_differing += int(differs)
+
+
+def compare(base_lines: Iterator[str], head_lines: Iterator[str], subject: str = "budget") -> Comparison:
+    """One pass over two streams of rows item by item (``run_side`` without numbers): what the two passes give."""
+    result = new_comparison(subject, next(base_lines), next(head_lines))
+    for number, (left, right) in enumerate(zip(base_lines, head_lines, strict=True)):
+        add_item(result, number, json.loads(left), json.loads(right))
     return result
 
 

@@ -1,0 +1,94 @@
+"""The review's bulk behaviour comparison in two passes (``properties.review.behaviour``): summaries of every
+item first, rows step by step only for the items whose summaries differ.
+
+Each side runs in its own interpreter over a real ``guard/``: HEAD's is this
+project's, BASE's a copy, either left as it is or with one rule changed. The
+two-pass result must be the one a single pass over every item's rows gives,
+field by field; and where nothing differs, the second pass must not run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import attrs
+import pytest
+
+from properties.review import behaviour
+from properties.review.__main__ import both_sides, compare_behaviour
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = 5
+
+# A stricter seed-002 rule (one remedy per run, not one per refusal kind): it alters some traces, not all.
+RULE = ("            and kind not in self.corrected_kinds\n", "            and not self.corrected_kinds\n")
+
+
+def _base(tmp_path: Path, edit: "tuple[str, str] | None") -> Path:
+    base = tmp_path / "base"
+    shutil.copytree(ROOT / "guard", base / "guard", ignore=shutil.ignore_patterns("__pycache__"))
+    if edit is not None:
+        budget = base / "guard" / "budget.py"
+        text = budget.read_text(encoding="utf-8")
+        assert text.count(edit[0]) == 1
+        budget.write_text(text.replace(*edit), encoding="utf-8")
+    return base
+
+
+def _one_pass(base: Path, work: Path, subject: str, count: int, items: int) -> behaviour.Comparison:
+    """Every item's rows on both sides, compared step by step: what the review did before it had two passes.
+
+    ``items``: how many items ``count`` makes (the budget's generator rounds each family's share down)."""
+    numbers = work / "all.json"
+    numbers.write_text(json.dumps(list(range(items))), encoding="utf-8")
+    arguments = ["--subject", subject, "--seed", str(SEED), "--count", str(count), "--items", str(numbers)]
+    base_rows, head_rows = both_sides(ROOT, base, work, subject, arguments, "every")
+    with base_rows.open(encoding="utf-8") as left, head_rows.open(encoding="utf-8") as right:
+        header_left, header_right = next(left), next(right)
+        result = behaviour.new_comparison(subject, header_left, header_right)
+        behaviour.add_details(result, iter([header_left, *left]), iter([header_right, *right]), range(items))
+    return result
+
+
+@pytest.mark.parametrize("subject, count", [("budget", 400), ("hooks", 300)])
+def test_two_passes_count_what_one_pass_over_every_row_counts(tmp_path: Path, subject: str, count: int) -> None:
+    base = _base(tmp_path, RULE)
+    work = tmp_path / "work"
+    work.mkdir()
+    comparisons, _items = compare_behaviour(ROOT, base, work, SEED, {subject: count})
+    two = comparisons[subject]
+    one = _one_pass(base, work, subject, count, len(list(behaviour.side(subject).bulk(SEED, count))))
+    assert attrs.asdict(two) == attrs.asdict(one)
+    if subject == "budget":
+        # The rule shows on some traces and not on others, so both passes had work.
+        assert 0 < two.traces_differing < two.traces
+        assert two.shortest["pending_correction"].step >= 2
+        assert (work / "budget-differing.json").is_file()
+
+
+def test_alike_sides_take_one_pass_and_count_every_step(tmp_path: Path) -> None:
+    base = _base(tmp_path, None)
+    work = tmp_path / "work"
+    work.mkdir()
+    comparisons, items = compare_behaviour(ROOT, base, work, SEED, {"budget": 300, "navigation": 200})
+    for subject, comparison in comparisons.items():
+        assert comparison.traces_differing == 0 and comparison.steps_differing == 0 and not comparison.shortest
+        assert comparison.steps >= comparison.traces > 0
+        assert not (work / f"{subject}-differing.json").exists()
+        assert not (work / f"{subject}-rows-base.jsonl").exists()
+        assert items[subject] == []
+    one = _one_pass(base, work, "budget", 300, len(list(behaviour.side("budget").bulk(SEED, 300))))
+    assert (comparisons["budget"].traces, comparisons["budget"].steps) == (one.traces, one.steps)
+
+
+def test_the_item_numbers_file_is_checked_and_named(tmp_path: Path) -> None:
+    bad = tmp_path / "numbers.json"
+    for text in ("[3, 1]", "[1, 1]", "[-1]", '["a"]', "{}", "[1,"):
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(SystemExit) as raised:
+            behaviour.read_item_numbers(bad)
+        assert str(bad) in str(raised.value)
+    assert list(behaviour.picked(iter("abcdef"), [1, 4])) == [(1, "b"), (4, "e")]
+    assert list(behaviour.picked(iter("abc"), [])) == []
