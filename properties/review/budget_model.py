@@ -113,8 +113,14 @@ def _templates(fingerprints: bool) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     return fresh, DUPLICATES
 
 
+#: Types frozen as themselves, tested first: most of a budget's fields are counters and flags.
+SCALARS = frozenset({int, bool, str, float, type(None)})
+
+
 def freeze(value: Any) -> Hashable:
     """A hashable value from which ``thaw`` rebuilds ``value`` exactly (the order of a dict or a deque kept)."""
+    if type(value) in SCALARS:
+        return ("value", value)
     if isinstance(value, dict):
         return ("dict", tuple((key, freeze(item)) for key, item in value.items()))
     if isinstance(value, collections.deque):
@@ -130,6 +136,8 @@ def freeze(value: Any) -> Hashable:
 
 def thaw(frozen: Any) -> Any:
     tag = frozen[0]
+    if tag == "value":
+        return frozen[1]
     if tag == "dict":
         return {key: thaw(item) for key, item in frozen[1]}
     if tag == "deque":
@@ -144,7 +152,8 @@ def thaw(frozen: Any) -> Any:
     return frozen[1]
 
 
-@attrs.frozen
+# The hash is cached: a state is a key of several caches and of the engine's store, hashed at every lookup.
+@attrs.frozen(cache_hash=True)
 class SideState:
     """One side's budget as a value: its fields (``limits`` left out: the scope's), the last first call's answer,
     and the error a step raised (the side then stays there)."""
