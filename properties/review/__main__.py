@@ -313,6 +313,13 @@ def finish_exhaustive(process: subprocess.Popen[bytes], report: Path, folder: Pa
     return data
 
 
+def guard_tree(commit: str) -> "str | None":
+    """The git tree id of ``guard/`` at ``commit`` (None when it has none): equal ids are byte-identical folders,
+    every file's name, mode and content."""
+    done = git("rev-parse", "--verify", "--quiet", f"{commit}:guard")
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def add_worktree(base: str, where: Path) -> Path:
     done = git("worktree", "add", "--detach", str(where), base)
     if done.returncode != 0:
@@ -395,6 +402,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         reference_changed = any(c.path.startswith("reference/") for c in changed) or any(
             base_files.get(p) != head_files.get(p) for p in set(base_files) | set(head_files) if p.startswith("reference/"))
         _pin_readable, adopted = pin_state(head_files)
+        # Both behaviour comparisons and the changed tests' BASE side differ from HEAD's in guard/ alone (each side
+        # is HEAD's harness with that side's guard/): where guard/ is the same tree, they cannot differ, on any
+        # trace, so they are not run and the report says why (a change to the harness, the tests or the docs).
+        base_guard = guard_tree(base)
+        same_guard = base_guard if base_guard is not None and base_guard == guard_tree(head) else None
+        if same_guard is not None:
+            print(f"review: guard/ is the same tree at BASE and HEAD ({same_guard[:12]}): its behaviour cannot differ; "
+                  "the behaviour comparisons and the changed tests' BASE side are not run", flush=True)
         print(f"review: {len(changed)} changed units; reference/ "
               + (("changed, " + ("adopted (the pin matches)" if adopted else "NOT adopted")) if reference_changed else "unchanged"),
               flush=True)
@@ -417,13 +432,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Part 2, its exhaustive half: BASE's guard and HEAD's in one product model, beside the rest.
         exhaustive_json = work / "exhaustive.json"
         exhaustive_started = time.monotonic()
-        exhaustive = None if args.no_exhaustive else start_exhaustive(tree, work, exhaustive_json, base, head, seed)
+        exhaustive = None if args.no_exhaustive or same_guard else start_exhaustive(tree, work, exhaustive_json, base,
+                                                                                        head, seed)
         # Part 2.
         _phase("behaviour side by side")
         step = time.monotonic()
         cpu_mark = _children_cpu()
         counts = {"budget": args.traces, "hooks": args.sequences, "navigation": args.scenarios}
-        comparisons, items = compare_behaviour(ROOT, tree, work, seed, {k: v for k, v in counts.items() if v})
+        comparisons, items = ({}, {}) if same_guard else compare_behaviour(ROOT, tree, work, seed,
+                                                                          {k: v for k, v in counts.items() if v})
         folder = out / "review-traces"
         if folder.is_dir():
             shutil.rmtree(folder)
@@ -457,7 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = time.monotonic()
         cpu_mark = _children_cpu()
         test_files, changed_test_names = mutation_review.changed_tests(ROOT, base)
-        sides = mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
+        sides = mutation_review.TestSides(test_files, changed_test_names) if same_guard else \
+            mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
         timings["changed tests"] = time.monotonic() - step
         cpu["changed tests"] = _children_cpu() - cpu_mark
         print(f"review: {len(test_files)} changed test files; {len(sides.fail_on_base)} tests fail on BASE's guard, "
@@ -509,6 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             head_log=head_log, sides=sides, mutmut=mutmut_result, catalogue=catalogue_result, mutation_note=mutation_note,
             timings=timings, cpu={**cpu, "the review's own process": time.process_time()},
             wall=time.monotonic() - started, counts=counts, fleet=fleet, proofs=proofs, twins=twins,
+            same_guard=same_guard,
         )
         stryker = None
         if copy is not None:

@@ -19,6 +19,9 @@ FALL = 0.5
 NOT_BUILT = ("the exhaustive comparison covers every run of its scopes only (the budget's three smallest, the "
              "hook path's and navigation's default verdict scopes, each of a bounded length): beyond them 'no "
              "behaviour change' means none on the seeded bulk work, not a proof")
+#: Why nothing was compared when ``guard/`` is one tree at both sides ({tree}: its id).
+SAME_GUARD = ("guard/ is the same tree at BASE and HEAD ({tree}): every side of every comparison runs HEAD's harness "
+              "with that side's guard/, so no trace of any subject can differ; nothing was compared")
 NOT_RUN = ("the exhaustive comparison was not run (--no-exhaustive): 'no behaviour change' means none on the seeded "
            "bulk work of each subject, not a proof")
 
@@ -93,7 +96,9 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
           sides: Any, mutmut: Any, catalogue: Any, mutation_note: str, timings: dict[str, float], wall: float,
           cpu: "dict[str, float] | None" = None,
           counts: dict[str, int], fleet: "dict[str, Any] | None" = None,
-          proofs: "dict[str, Any] | None" = None, twins: Any = None) -> dict[str, Any]:
+          proofs: "dict[str, Any] | None" = None, twins: Any = None, same_guard: "str | None" = None) -> dict[str, Any]:
+    """The review's report as data (``review.json``); ``same_guard``: the tree id of a ``guard/`` that is the same
+    at both sides, so that the behaviour was not compared (``SAME_GUARD``)."""
     invariants = _invariants(verdicts)
     head_report = verdicts.get("head")
     failures: list[str] = []
@@ -172,10 +177,12 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         f"- {reference_line}",
         f"- changed rules ({len(changed)}): " + (", ".join(names[:8]) + (f", and {len(names) - 8} more" if len(names) > 8 else "")
                                                   if names else "none"),
-        "- behaviour: " + _behaviour_line(comparisons, [item for item in saved if item.get("trace") != "exhaustive"],
-                                          proofs is not None),
-        "- behaviour, exhaustively: " + proof_line(proofs)
-        + _shortest_exhaustive([item for item in saved if item.get("trace") == "exhaustive"]),
+        "- behaviour: " + (SAME_GUARD.format(tree=same_guard[:12]) if same_guard else
+                           _behaviour_line(comparisons, [item for item in saved if item.get("trace") != "exhaustive"],
+                                           proofs is not None)),
+        "- behaviour, exhaustively: " + ("not needed (guard/ is the same tree at both sides)" if same_guard else
+                                         proof_line(proofs)
+                                         + _shortest_exhaustive([item for item in saved if item.get("trace") == "exhaustive"])),
         "- broken invariants at HEAD: " + (", ".join(f"{b['id']} ({b['status']})" for b in broken) or "none"),
         "- the fuzz fleet's stored failures at HEAD: " + (
             "not replayed (no --database)" if fleet is None else
@@ -188,9 +195,10 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
                                (", ".join(s["name"] for s in survivors[:5]) + (" ..." if len(survivors) > 5 else "")
                                 if survivors else "none")
                                + (f"; {len(carried)} carried over from BASE" if carried else "")),
-        "- changed tests that do not tell BASE from HEAD: " + (", ".join(non_distinguishing[:4]) +
-                                                              (" ..." if len(non_distinguishing) > 4 else "") or "none")
-        + (f"; {tests_note}" if tests_note else ""),
+        "- changed tests that do not tell BASE from HEAD: " + (
+            f"not asked ({len(sides.tests)} changed tests; with guard/ the same at both sides none can)" if same_guard else
+            (", ".join(non_distinguishing[:4]) + (" ..." if len(non_distinguishing) > 4 else "") or "none")
+            + (f"; {tests_note}" if tests_note else "")),
     ]
     if failures:
         summary.append("- fails because: " + "; ".join(failures)[:400])
@@ -207,9 +215,11 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
                       "by_observable": comparison.by_observable, "base_limits": comparison.base_limits,
                       "head_limits": comparison.head_limits}
             for subject, comparison in comparisons.items()},
-        "behaviour_not_built": NOT_BUILT if proofs is not None else NOT_RUN,
+        "same_guard": same_guard,
+        "behaviour_not_built": SAME_GUARD.format(tree=same_guard[:12]) if same_guard else
+        NOT_BUILT if proofs is not None else NOT_RUN,
         "exhaustive": None if proofs is None else {subject: result["scopes"] for subject, result in proofs["subjects"].items()},
-        "exhaustive_summary": proof_line(proofs),
+        "exhaustive_summary": "not needed: guard/ is the same tree at both sides" if same_guard else proof_line(proofs),
         "exhaustive_seconds": None if proofs is None else proofs.get("seconds"),
         "exhaustive_cpu_seconds": None if proofs is None else proofs.get("cpu_seconds"),
         "distinguishing_traces": [{key: value for key, value in item.items() if key != "events"} for item in saved],
@@ -341,7 +351,9 @@ def markdown(data: dict[str, Any]) -> str:
                       "tests too, so the change did not create it):", ""]
         lines += [f"- `{s['name']}` {s['one_line']} (BASE's twin `{s['base_twin']}`: {s['at_base']})" for s in carried]
     lines += ["", "Tests the change added or edited: " + (", ".join(data["changed_tests"]) or "none")]
-    if data["changed_tests"]:
+    if data["changed_tests"] and data.get("same_guard"):
+        lines.append("- not run against BASE's guard: guard/ is the same tree at both sides, so none can tell them apart")
+    elif data["changed_tests"]:
         lines += [f"- fail on BASE's guard: {', '.join(data['tests_failing_on_base']) or 'none'}",
                   f"- pass on both sides (do not tell BASE from HEAD): {', '.join(data['non_distinguishing_tests']) or 'none'}"]
     if data["tests_note"]:

@@ -121,6 +121,29 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_
     assert "progress:" not in done.stdout
 
 
+def test_a_change_outside_guard_compares_no_behaviour_and_says_why(repo: Path) -> None:
+    # A new test and nothing else: guard/ is the same tree at both sides, so the guard's behaviour cannot differ;
+    # the review says so instead of comparing it, and does not run the new test against BASE's identical guard.
+    new_test = "def test_lane_of_names_only_lanes() -> None:\n    from guard.budget import lane_of\n\n" \
+               "    assert lane_of(\"extension\") == \"extension\" and lane_of(\"global\") is None\n\n\n"
+    anchor = "def test_a_lane_refusal_is_never_granted_even_at_the_global_fuse() -> None:\n"
+    _change(repo, "outside-guard", [("tests/budget/test_budget_refusal.py", anchor, new_test + anchor)],
+            "a test only")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    assert data["same_guard"] and data["changed_functions"] == [] and data["behaviour_changed"] is False
+    assert data["behaviour"] == {} and data["exhaustive"] is None and data["distinguishing_traces"] == []
+    test = "tests/budget/test_budget_refusal.py::test_lane_of_names_only_lanes"
+    assert data["changed_tests"] == [test]
+    assert data["tests_failing_on_base"] == [] and data["non_distinguishing_tests"] == []
+    assert "guard/ is the same tree at BASE and HEAD" in "\n".join(data["summary"])
+    assert "exhaustive comparison" not in data["cpu_seconds"]
+    assert "review: guard/ is the same tree at BASE and HEAD" in done.stdout
+    # Both verdicts still ran: the harness may have changed, and part 3 is about the promises, not the guard.
+    assert {row["id"] for row in data["invariants"] if "base" in row and "head" in row} >= {"B1", "H1", "N1"}
+
+
 def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
     # Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise.
     # The unit test of the old rule is rewritten for the new one, as the change's author would.
