@@ -285,7 +285,8 @@ def markdown(data: dict[str, Any]) -> str:
     if data["catalogue_drifted"]:
         lines += ["", "Catalogue entries whose text no longer applies at HEAD: " + ", ".join(data["catalogue_drifted"])]
     lines += ["", "## How the behaviour changed, exhaustively (BASE and HEAD in one product model)", "",
-              f"{data['exhaustive_summary']}.", "", f"Not covered: {data['behaviour_not_built']}."]
+              f"{data['exhaustive_summary']}.", "",
+              data["behaviour_not_built"] + "." if data.get("same_guard") else f"Not covered: {data['behaviour_not_built']}."]
     for subject, rows in (data.get("exhaustive") or {}).items():
         lines += ["", f"### {subject}: every trace of the explorer's small scopes, one shortest trace per kind of difference", ""]
         lines += _table(["scope", "pairs", "edges", "searches", "reached", "proved equal", "differs in", "seconds"],
