@@ -54,6 +54,9 @@ _current = ""
 _sent: dict[str, float] = {}
 #: The throttle in force: MIN_INTERVAL, or shorter under a display that redraws more often (inherited by forks).
 _min_interval = MIN_INTERVAL
+#: Per label, the last report the throttle held back: sent before the label's end, so a driver's last figures
+#: (its count reaching its total) are never lost to the throttle.
+_held: dict[str, dict[str, Any]] = {}
 
 
 def active() -> bool:
@@ -94,10 +97,13 @@ def update(label: "str | None" = None, *, done: "int | None" = None, total: "int
     if not name:  # outside any task (a driver's code called by the bench, say): nothing to show it under
         return
     now = time.monotonic()
+    message = {"label": name, "done": done, "total": total, "unit": unit, "eta": eta, "fields": fields, "at": time.time()}
     if not force and now - _sent.get(name, -_min_interval) < _min_interval:
+        _held[name] = message
         return
     _sent[name] = now
-    _send({"label": name, "done": done, "total": total, "unit": unit, "eta": eta, "fields": fields, "at": time.time()})
+    _held.pop(name, None)
+    _send(message)
 
 
 @contextlib.contextmanager
@@ -109,7 +115,10 @@ def line(label: str) -> Iterator[None]:
     try:
         yield
     finally:
+        held = _held.pop(label, None)
         if _channel is not None:
+            if held is not None:
+                _send(held)
             _send({"label": label, "end": True, "at": time.time()})
         _sent.pop(label, None)
 
@@ -337,7 +346,13 @@ class Display:
         label = str(message.get("label", ""))
         at = float(message.get("at", time.time()))
         if message.get("end"):
-            self.lines.pop(label, None)
+            ended = self.lines.pop(label, None)
+            if ended is not None and self.rich is not None and label in self.rows:
+                # Its last figures, drawn once before its row goes: a driver shorter than a redraw still shows
+                # where it ended, not only where it was at the last redraw.
+                self.rich.update(self.rows[label], completed=ended.done or 0, total=ended.total,
+                                 text=ended.text(time.time()))
+                self.rich.refresh()
             if " / " not in label:  # a piece of a driver (an explorer configuration) is not a driver
                 self.finished += 1
             self._forget(label)

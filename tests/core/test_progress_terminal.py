@@ -237,3 +237,24 @@ def test_the_display_records_its_own_cost_where_the_bench_reads_it(tmp_path: Pat
     # A begin, seven updates and an end: every message the workers sent is one report read.
     assert recorded["reports"] == 9
     assert 0.0 <= recorded["thread_cpu"] < 5.0 and recorded["live"] is False
+
+
+def test_a_report_the_throttle_held_back_is_sent_before_the_end_of_its_line(tmp_path: Path, monkeypatch: Any) -> None:
+    """A driver's last figures are never lost to the throttle: its count reaching its total arrives before its end.
+
+    Reports of one label closer together than the throttle's interval (a quarter of a second under this display)
+    are held back, the latest kept; the line's end sends the held one first."""
+    import io
+
+    from properties import progress
+
+    cost = tmp_path / "cost.json"
+    monkeypatch.setenv(progress.COST_VARIABLE, str(cost))
+    display = progress.Display(stream=io.StringIO(), live=False, every=10.0, tasks=1)
+    with display:
+        with progress.task("short"):
+            for done in (1, 2, 3):  # microseconds apart: the second and the third are throttled
+                progress.update(done=done, total=3, unit="things")
+    recorded = json.loads(cost.read_text(encoding="utf-8"))
+    # The begin, the first report, the held third (the second replaced by it), the end.
+    assert recorded["reports"] == 4
