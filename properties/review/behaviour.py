@@ -338,14 +338,6 @@ def add_item(result: Comparison, number: int, base_rows: list[dict[str, Any]], h
     result.traces_differing += int(differs)
 
 
-def compare(base_lines: Iterator[str], head_lines: Iterator[str], subject: str = "budget") -> Comparison:
-    """One pass over two streams of rows item by item (``run_side`` without numbers): what the two passes give."""
-    result = new_comparison(subject, next(base_lines), next(head_lines))
-    for number, (left, right) in enumerate(zip(base_lines, head_lines, strict=True)):
-        add_item(result, number, json.loads(left), json.loads(right))
-    return result
-
-
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of the one item a side wrote for ``--file``."""
     lines = path.read_text(encoding="utf-8").splitlines()
