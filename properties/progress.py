@@ -43,6 +43,9 @@ REDRAW = 0.5
 PLAIN_EVERY = 10.0
 #: When set, the display writes its own cost there at its end (``Display._record_cost``; read by the bench).
 COST_VARIABLE = "PROPERTIES_PROGRESS_COST"
+#: In a row's spinner cell once its count reached its total (rich's default is a blank): a finished driver's last
+#: figures stay recognisable as a row of the display, to a reader and to the terminal test that parses them.
+FINISHED = "\u2713"
 #: A report longer than this is cut: a pipe keeps writes up to PIPE_BUF (4096 bytes on Linux) whole.
 MAX_REPORT = 3000
 
@@ -390,7 +393,8 @@ class Display:
 
         console = Console(file=self.stream, force_terminal=True, highlight=False, soft_wrap=False)
         self.rich = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=16), TextColumn("{task.fields[text]}"),
+            SpinnerColumn(finished_text=FINISHED), TextColumn("{task.description}"), BarColumn(bar_width=16),
+            TextColumn("{task.fields[text]}"),
             console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False, transient=False,
         )
         self.rich.start()

@@ -37,8 +37,8 @@ RUN = ["-m", "properties", "--quick", "--seed", str(SEED), "--traces", TRACES]
 DRIVERS = ("budget explorer", "budget stateful", "budget bulk A", "budget bulk B", "hooks stateful", "hooks bulk A",
            "hooks bulk B", "navigation stateful", "navigation bulk")
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-#: A drawn progress line: a spinner, the label, a bar of 16 cells, then the figures.
-DRAWN = re.compile(r"^[\u2800-\u28ff] (?P<label>.+?) +[\u2501\u2578\u257a ]{16} ?(?P<figures>.*)$")
+#: A drawn progress line: a spinner (a check mark once its count reached its total), the label, a bar of 16 cells, then the figures.
+DRAWN = re.compile(r"^[\u2800-\u28ff\u2713] (?P<label>.+?) +[\u2501\u2578\u257a ]{16} ?(?P<figures>.*)$")
 PLAIN = re.compile(r"^progress: (?P<label>[a-z]+ [a-z]+(?: [AB])?(?: / [a-z0-9 ,]+)?): (?P<figures>.+)$")
 
 
@@ -258,3 +258,27 @@ def test_a_report_the_throttle_held_back_is_sent_before_the_end_of_its_line(tmp_
     recorded = json.loads(cost.read_text(encoding="utf-8"))
     # The begin, the first report, the held third (the second replaced by it), the end.
     assert recorded["reports"] == 4
+
+
+def test_on_a_terminal_a_line_is_drawn_once_more_with_its_last_figures_before_it_goes() -> None:
+    """A driver that ends between two redraws still shows where it ended: its count reaching its total, in a row
+    marked finished, drawn once at its end (here the last reports come microseconds apart, far inside one redraw)."""
+    import io
+
+    from properties import progress
+
+    stream = io.StringIO()
+    display = progress.Display(stream=stream, live=True, every=0.05, tasks=1)
+    with display:
+        with progress.task("short"):
+            progress.update(done=0, total=3, unit="things", force=True)
+            deadline = time.monotonic() + 5.0
+            while "short" not in display.rows and time.monotonic() < deadline:  # its row drawn at a redraw
+                time.sleep(0.01)
+            assert "short" in display.rows, "no redraw drew the line's row within 5 s"
+            for done in (1, 2, 3):
+                progress.update(done=done, total=3, unit="things")
+    drawn = _drawn_lines(stream.getvalue())
+    assert drawn["short"][-1].startswith("3/3 things"), drawn
+    finished = [ESCAPE.sub("", piece).strip() for piece in re.split(r"\r\n|\r|\n|\x1b\[2K", stream.getvalue())]
+    assert any(piece.startswith(f"{progress.FINISHED} short ") for piece in finished), finished
