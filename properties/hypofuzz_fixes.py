@@ -280,7 +280,8 @@ class MonitoringCoverage:
     def _callback(self) -> Any:
         """The branch callback, a closure over its tables: it runs for every branch taken in the project's code."""
         disable = sys.monitoring.DISABLE  # type: ignore[attr-defined]
-        first, known, prefixes, traced = self.first, self.known, self.prefixes, {}
+        traced: dict[Any, Any] = {}
+        first, known, prefixes = self.first, self.known, self.prefixes
         make = self._branch
         collector = self
 
@@ -399,8 +400,8 @@ def poll_redis_changes() -> None:
         stop(self)
 
     start_listening.polls = True  # type: ignore[attr-defined]
-    RedisExampleDatabase._start_listening = start_listening
-    RedisExampleDatabase._stop_listening = stop_listening
+    RedisExampleDatabase._start_listening = start_listening  # type: ignore[method-assign]  # the fix itself
+    RedisExampleDatabase._stop_listening = stop_listening  # type: ignore[method-assign]
 
 
 def install() -> None:

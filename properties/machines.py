@@ -85,7 +85,7 @@ def _watched(machine: type, examples: int) -> type:
     """
     finished = [0]
 
-    class Watched(machine):  # type: ignore[misc, valid-type]
+    class Watched(machine):
         def teardown(self) -> None:
             try:
                 super().teardown()

@@ -188,7 +188,9 @@ def render(data: dict[str, Any], markdown: bool = False) -> str:
     lines.append(f"# {title}" if markdown else title)
     lines.append("")
     lines.append(h("Subjects"))
-    rows = [(s["subject"], s["seeds"], f"{s['steps']:,}", f"{s['traces']:,}", s["unit"], s["title"]) for s in data["subjects"]]
+    # Each table's rows are tuples of its own width: typed as any rows, not as the first table's.
+    rows: list[tuple[Any, ...]] = [(s["subject"], s["seeds"], f"{s['steps']:,}", f"{s['traces']:,}", s["unit"], s["title"])
+                                   for s in data["subjects"]]
     lines.extend(_table(("subject", "seeds", "steps", "traces", "counted as", "what it judges"), rows, markdown))
     lines.append("")
     lines.append(h("Invariants"))

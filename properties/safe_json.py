@@ -272,7 +272,7 @@ class Reader:
     def skip(self) -> str:
         """Skip whitespace; the next character, or "" at the end of the file."""
         while True:
-            self.pos = _WHITESPACE.match(self.buffer, self.pos).end()
+            self.pos = _WHITESPACE.match(self.buffer, self.pos).end()  # type: ignore[union-attr]  # "*": always matches
             if self.pos < len(self.buffer):
                 return self.buffer[self.pos]
             if not self.fill():
@@ -314,13 +314,13 @@ class Reader:
                             end = match.end()
                             break
             elif first == '"':
-                match = _STRING.match(buffer, start)
-                end = match.end() if match else None
+                string = _STRING.match(buffer, start)
+                end = string.end() if string else None
             else:
-                match = _SCALAR.match(buffer, start)
+                scalar = _SCALAR.match(buffer, start)
                 # A number may go on in the next chunk: it ends only before a delimiter or at the end of the file.
-                if match and (match.end() < len(buffer) or self.eof):
-                    end = match.end()
+                if scalar and (scalar.end() < len(buffer) or self.eof):
+                    end = scalar.end()
             if end is not None:
                 if end - start > MAX_VALUE_BYTES:
                     raise fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")

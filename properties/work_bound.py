@@ -256,7 +256,7 @@ class _CountingFinder(importlib.abc.MetaPathFinder):
         if not counted(fullname):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+        if spec is None or spec.origin is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
             return spec
         spec.loader = _CountingLoader(fullname, spec.origin)
         return spec

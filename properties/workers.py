@@ -24,7 +24,7 @@ import resource
 import signal
 import threading
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import attrs
 
@@ -145,7 +145,8 @@ class Workers:
 
     def read_all(self) -> None:
         while self.processes:
-            for connection in wait(list(self.processes)):
+            # wait() hands back the very connections it was given.
+            for connection in cast("list[Connection]", wait(list(self.processes))):
                 try:
                     message = connection.recv()
                 except (EOFError, OSError):

@@ -521,8 +521,8 @@ def bench_compare_wall(repeats: int, timeout: float, add: Any) -> None:
                 _job(CURRENT_MODULE, name, scope, fingerprints, depth, alphabet, 1, plain_kinds=True)
                 for name, scope, fingerprints, depth, alphabet in COMPARED
             ]
-            found, wall = _side_by_side(ROOT, jobs, timeout, 2)
-            if any(item is None for item in found):
+            every_job, wall = _side_by_side(ROOT, jobs, timeout, 2)
+            if any(item is None for item in every_job):
                 add("explorer compared set side by side (wall)", "-", f"cut off after {timeout:.0f} s")
                 return
             side_walls.append(wall)

@@ -125,13 +125,13 @@ def explorer_module() -> Any:
     return explorer
 
 
-def _explore_one(quick: bool, config: Any, workers: int | None = None, out_dir: Path = DEFAULT_DIR) -> tuple[Tally, Any]:
+def _explore_one(quick: bool | str, config: Any, workers: int | None = None, out_dir: Path = DEFAULT_DIR) -> tuple[Tally, Any]:
     explorer = explorer_module()
     tally = Tally()
     return tally, explorer.run_explorer(quick, tally, out_dir, configs=[config], workers=workers)
 
 
-def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | None = None,
+def _explorer_child(connection: Any, quick: bool | str, config: Any, workers: int | None = None,
                     out_dir: Path = DEFAULT_DIR) -> None:
     # Its own process group, so that a cut-off also ends the explorer's own worker processes.
     os.setpgid(0, 0)
@@ -145,7 +145,7 @@ def _explorer_child(connection: Any, quick: bool, config: Any, workers: int | No
         connection.close()
 
 
-def _explore_with_deadline(quick: bool, config: Any, seconds: float) -> tuple[str, Any, Any]:
+def _explore_with_deadline(quick: bool | str, config: Any, seconds: float) -> tuple[str, Any, Any]:
     """("ok", tally, result), ("error", message, None) or ("cut", None, None) after ``seconds``."""
     import multiprocessing
 
@@ -217,7 +217,8 @@ def explore_side_by_side(quick: bool | str, configs: list[Any], seconds: float, 
                 sender.close()
                 running[receiver] = (number, process)
             remaining = deadline - time.perf_counter()
-            ready = wait(list(running), timeout=max(0.0, remaining)) if remaining > 0 else []
+            # wait() hands back the very receivers it was given.
+            ready: list[Any] = wait(list(running), timeout=max(0.0, remaining)) if remaining > 0 else []
             if not ready:
                 break
             for receiver in ready:

@@ -127,7 +127,7 @@ class Step:
         """The copy observed an empty lookup while it still had allowance (seed 000)."""
         return (
             self.failed
-            and self.event.empty_lookup is True  # cheap: a copy receives the event's value or False
+            and self.event.empty_lookup is True  # type: ignore[union-attr]  # failed: a result; cheap: a copy receives the event's value or False
             and self.fresh[copy]
             and self.flag(copy, "empty_lookup") is True
             and self.before[copy].free_used < self.history.limits.free_empty_lookups
@@ -182,7 +182,7 @@ def b4_total_never_deferred(step: Step) -> Outcome:
     exercised = False
     failed, fresh = step.failed, step.fresh
     # Only an empty lookup can be free: ask ``free_lookup`` only then.
-    maybe_free = failed and step.event.empty_lookup is True
+    maybe_free = failed and step.event.empty_lookup is True  # type: ignore[union-attr]  # a failure or receipt: a Result
     for copy, before, after in step.production:
         charged = failed and fresh[copy] and not (maybe_free and step.free_lookup(copy))
         # A bool is 0 or 1: the total must move by exactly ``charged``.
@@ -213,7 +213,7 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
     attempts = limits.corrected_attempts
     exercised = False
     # Only a correctable failure can be owed a wait: ask ``_owed_a_wait`` only then.
-    maybe_owed = step.failed and step.event.correctable is True
+    maybe_owed = step.failed and step.event.correctable is True  # type: ignore[union-attr]  # a failure or receipt: a Result
     for copy, before, after in step.production:
         used = after.deferrals_used
         if used > attempts:
@@ -233,9 +233,9 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
             or before.deferred is not None
             or after.deferred != counter
             or not step.observed(copy)
-            or not event.failed
+            or not event.failed  # type: ignore[union-attr]  # a failure or receipt: a Result
             or step.flag(copy, "correctable") is not True
-            or not _would_trip(before, counter, limits.consecutive_failures)
+            or not _would_trip(before, counter, limits.consecutive_failures)  # type: ignore[arg-type]  # a failure: a Result, so a counter
         ):
             return True, f"{copy} deferred {after.deferred!r} at {event!r} from {before!r}"
     return exercised, None
@@ -244,11 +244,11 @@ def b5_bounded_deferrals(step: Step) -> Outcome:
 def _owed_a_wait(step: Step, copy: str, before: Snap, limits: Limits) -> bool:
     """The step is a correctable, charged failure at its fuse, with nothing waiting and allowance left."""
     event = step.event
-    if not (step.failed and event.correctable is True and step.fresh[copy] and step.flag(copy, "correctable") is True):
+    if not (step.failed and event.correctable is True and step.fresh[copy] and step.flag(copy, "correctable") is True):  # type: ignore[union-attr]  # a failure or receipt: a Result
         return False
     if step.free_lookup(copy) or before.deferred is not None or before.deferrals_used >= limits.corrected_attempts:
         return False
-    return _would_trip(before, lane_of(event.lane) or GLOBAL, limits.consecutive_failures)
+    return _would_trip(before, lane_of(event.lane) or GLOBAL, limits.consecutive_failures)  # type: ignore[union-attr]  # a failure or receipt: a Result
 
 
 def _differs(reference: Snap, other: Snap) -> bool:
@@ -265,7 +265,7 @@ def b6_one_result_later(step: Step) -> Outcome:
     if not was and not now:
         return False, None
     if not was:
-        ok = step.observed("Pu") and bool(step.event.failed) and step.event.correctable is True
+        ok = step.observed("Pu") and bool(step.event.failed) and step.event.correctable is True  # type: ignore[union-attr]  # a failure or receipt: a Result
         return True, None if ok else "Pu differs from R after a step that was not a correctable failure"
     if now and not step.neutral("Pu"):
         return True, "Pu still differs from R after the next non-neutral result"
@@ -299,9 +299,9 @@ def b7_only_a_pass_rescues(step: Step) -> Outcome:
             return True, f"{copy} still waits on {after.deferred} after a non-neutral result"
         event = step.event
         forgive = (
-            not event.failed
+            not event.failed  # type: ignore[union-attr]  # a failure or receipt: a Result
             and step.flag(copy, "corrected") is True
-            and (waiting == GLOBAL or waiting == lane_of(event.lane))
+            and (waiting == GLOBAL or waiting == lane_of(event.lane))  # type: ignore[union-attr]  # a failure or receipt: a Result
         )
         if waiting == GLOBAL:
             charged = after.terminal and after.consecutive >= limits.consecutive_failures
@@ -334,8 +334,8 @@ def b8_refusal_grants(step: Step) -> Outcome:
                 len(granted) != 1
                 or correction not in granted
                 or not step.observed(copy)
-                or not event.failed
-                or lane_of(event.lane) is not None
+                or not event.failed  # type: ignore[union-attr]  # a failure or receipt: a Result
+                or lane_of(event.lane) is not None  # type: ignore[union-attr]  # a failure or receipt: a Result
                 or step.flag(copy, "correctable_refusal") not in granted
                 or not after.terminal
                 or after.consecutive < limits.consecutive_failures
@@ -415,7 +415,7 @@ def b11_empty_lookups(step: Step) -> Outcome:
         before, after = step.before[copy], step.after[copy]
         if after.free_used > limits.free_empty_lookups:
             return True, f"{copy} gave {after.free_used} free lookups"
-        if not failed or step.event.empty_lookup is not True:
+        if not failed or step.event.empty_lookup is not True:  # type: ignore[union-attr]  # a failure or receipt: a Result
             continue  # neither branch below can hold: a copy receives the event's flag or False
         if step.free_lookup(copy):
             exercised = True
@@ -555,12 +555,12 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
         said = step.predicted
         if said is None or budget is None:
             return False, None
-        lane = step.event.lane
+        lane = step.event.lane  # type: ignore[union-attr]  # a failure or receipt: a Result
         seen = failure_ended(budget, lane)
         if said != seen:
             event = step.event
             return True, (
-                f"failure_ends(lane={lane!r}, correctable={event.correctable!r}, empty_lookup={event.empty_lookup!r}) "
+                f"failure_ends(lane={lane!r}, correctable={event.correctable!r}, empty_lookup={event.empty_lookup!r}) "  # type: ignore[union-attr]  # a failure or receipt: a Result
                 f"said {said}, observing gives {seen}"
             )
         return True, None

@@ -178,13 +178,15 @@ class Monitor:
         if before is None:
             before = {name: take(budget) for name, budget, _apply, take, _predicts in self._members}
         is_result = isinstance(event, Result)
-        call_id = event.call_id if is_result else None
+        # The event as a result, read only where ``is_result`` holds (no second isinstance on the hot path).
+        result: Result = event  # type: ignore[assignment]
+        call_id = result.call_id if is_result else None
         after = {}
-        rows = []
+        listed: list[tuple[Any, Snap, Any]] = []
         # Only a first call can be admitted (``properties.budget.copies.applier`` returns False for anything else),
         # so other events share one all-False map; no check writes to a step's maps.
         admitted = self._none
-        failed = is_result and bool(event.failed)
+        failed = is_result and bool(result.failed)
         predicted = None
         if isinstance(call_id, str):
             # Each copy's memory is read before that copy receives the event (copies are independent).
@@ -198,10 +200,11 @@ class Monitor:
                 observes = fresh[name] = usable and not seen and not old.terminal
                 if predicts and failed and observes:
                     # B13: what P says about this failure before it observes it.
-                    predicted = budget.failure_ends(event.lane, correctable=event.correctable, empty_lookup=event.empty_lookup)
+                    predicted = budget.failure_ends(result.lane, correctable=result.correctable,
+                                                    empty_lookup=result.empty_lookup)
                 apply(budget, event)
                 new = after[name] = take(budget)
-                rows.append((name, old, new))
+                listed.append((name, old, new))
         else:
             duplicate = fresh = self._none
             if isinstance(event, FirstCall):
@@ -212,12 +215,12 @@ class Monitor:
                 else:
                     admitted[name] = apply(budget, event)
                 new = after[name] = take(budget)
-                rows.append((name, before[name], new))
+                listed.append((name, before[name], new))
         if self.reuse_snapshots:
             self._last_after = after
         self.update_history(event, before, after, admitted)
         index = self.index
-        rows = tuple(rows)
+        rows = tuple(listed)
         step = self.step_record(index, event, before, after, duplicate, admitted, fresh, failed, rows,
                                 rows[self._first_production:], predicted)
         if self._judge_of is not self.invariants:
@@ -275,7 +278,7 @@ class Monitor:
                 self.admissions = {**self.admissions, copy: self.admissions[copy] + 1}
                 self.streak_admissions = {**self.streak_admissions, copy: self.streak_admissions[copy] + 1}
             if toward_fuse and state.failures == before[copy].failures + 1:
-                self.count_toward_fuse(copy, event, before[copy])
+                self.count_toward_fuse(copy, event, before[copy])  # type: ignore[arg-type]  # a Result: toward_fuse
             # A streak ends when consecutive is back at 0 with no global charge waiting (at a fuse of 1 the
             # charge that waits leaves consecutive at 0 while the streak goes on).
             elif state.consecutive == 0 and state.deferred != GLOBAL:

@@ -639,13 +639,13 @@ def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
             production.add(row)
             write(("," if count else "") + _dump(row_to_json(row)) + "\n")
             count += 1
-        found = _sorted(broken)
-        replay = Replay(name=printable(trace.name), rows=(), count=count, broken=found, trace=trace,
+        found_broken = _sorted(broken)
+        replay = Replay(name=printable(trace.name), rows=(), count=count, broken=found_broken, trace=trace,
                         summary=f"reference {reference.text()}; production {production.text()}",
-                        saved=saved_verdict(trace, found))
+                        saved=saved_verdict(trace, found_broken))
         verdict = _dump(_verdict_json(replay))
         write("], " + verdict[1:] + "\n")
-        broke = broke or bool(found)
+        broke = broke or bool(found_broken)
     write("]}\n")
     return broke
 

@@ -99,7 +99,8 @@ class BudgetMachine(RuleBasedStateMachine):
     ``MachineRun``; the base class has none.
     """
 
-    run: "MachineRun | None" = None
+    #: Set on the subclass ``machine_for`` makes: every machine that runs has one.
+    run: "MachineRun" = None  # type: ignore[assignment]
 
     @initialize(
         fail=st.sampled_from((20, 50, 70, 90)),

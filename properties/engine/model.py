@@ -82,12 +82,18 @@ class Edge:
 class Model(Protocol):
     """A subject's configuration as a finite transition system (see the module docstring)."""
 
-    #: The subject's registry name ("hooks", "navigation", ...).
-    subject: str
-    #: The configuration's name as the report's table shows it ("hooks c2 d6").
-    name: str
-    #: The declared symmetries (generators; the engine checks every element of the group they generate).
-    symmetries: Sequence[Permutation]
+    # Read-only to the engine: a model may hold them as plain attributes or as properties.
+    @property
+    def subject(self) -> str:
+        """The subject's registry name ("hooks", "navigation", ...)."""
+
+    @property
+    def name(self) -> str:
+        """The configuration's name as the report's table shows it ("hooks c2 d6")."""
+
+    @property
+    def symmetries(self) -> Sequence[Permutation]:
+        """The declared symmetries (generators; the engine checks every element of the group they generate)."""
 
     def initial(self) -> Sequence[Any]: ...
 

@@ -9,7 +9,7 @@ decision or persisted copy it returned, the receipts it counted.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -110,7 +110,8 @@ class HookRecord:
 
 def _run_hook(guard: ToolLoopGuard, name: str, action: Any, before: GuardState, message: Any = None,
               receipt: Any = None, error: Any = None) -> HookRecord:
-    budget = guard.budget
+    # Every guard the hook drivers make holds a ``SpyBudget`` (``make_guard``).
+    budget = cast(SpyBudget, guard.budget)
     logged, admissions = len(budget.log), budget.admissions
     budget.hook = name
     returned = action()
@@ -128,7 +129,13 @@ def deliver(guard: ToolLoopGuard, event: HookEvent, before: "GuardState | None" 
     """Run ``event`` through ``guard``; one record per hook call (``before``: the guard's state now, if known)."""
     state = before if before is not None else guard_state(guard)
     if isinstance(event, ModelCall):
-        return [_run_hook(guard, "model_call", lambda: (guard.model_call_start(), guard.model_call_end()), state)]
+        def model_call() -> tuple[bool, None]:
+            # What both calls returned (the second returns nothing), as the record has always kept it.
+            started = guard.model_call_start()
+            guard.model_call_end()
+            return started, None
+
+        return [_run_hook(guard, "model_call", model_call, state)]
     if isinstance(event, Cancel):
         return [_run_hook(guard, "owner_cancel", guard.owner_cancel, state)]
     if isinstance(event, RouterOff):
@@ -152,7 +159,7 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
         record = _run_hook(guard, "before_tool_call", lambda: guard.before_tool_call(run, session, call_id, shape.tool, shape.params), state)
         records.append(record)
         state = record.state
-        decision = record.decision
+        decision = cast(Decision, record.decision)  # a before_tool_call record always holds its decision
     if decision.block and not kind_parts(call.kind)[3]:
         # The call ran nothing: the host delivers its refusal as the receipt (an ``!own`` kind: the tool's own
         # result shape, say a search's "nothing found", which the guard must still count as the refused call's).

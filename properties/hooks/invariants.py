@@ -50,11 +50,12 @@ Scope choices (where hooks.md is silent; a safety guard's reading):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from guard.finalization import PENDING
+from guard.hooks import Decision
 from properties.catalogue import Invariant, Outcome, unique_ids
 from properties.hooks.deliver import GuardState, HookRecord
 from properties.hooks.earlier_stop import refusal_problem
@@ -135,6 +136,11 @@ class HookStep:
     def call(self) -> "Call | None":
         return self.event if isinstance(self.event, Call) else None
 
+    @property
+    def this_call(self) -> "Call":
+        """The step's call, where the invariant reading it already knows the step is one (messages, mostly)."""
+        return cast(Call, self.event)
+
     def bound(self, hook: str) -> bool:
         """Ground truth: the call's receipt, as counted by ``hook``, is its pending call's (see the module notes)."""
         call = self.call
@@ -212,10 +218,10 @@ def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
         if view.missing:
             return True, f"{record.hook}: {view.missing}"
         if record.hook == "before_tool_call":
-            decision = record.decision
+            decision = cast(Decision, record.decision)  # a before_tool_call record holds its decision
             problem = refusal_problem(view.refusal, decision.block, decision.block_reason, instruction)
             if problem is not None:
-                return True, f"{step.call.call_id}: {problem}"
+                return True, f"{step.this_call.call_id}: {problem}"
         state = record.state
         if state.budget.terminal != view.stopped:
             return True, f"after {record.hook}: stopped={state.budget.terminal} where the reference's run has stopped={view.stopped}"
@@ -254,7 +260,7 @@ def h5_admission_exact(step: HookStep) -> Outcome:
     if expected is None:
         return False, None if not admitted else f"{step.event} was admitted with no correction pending"
     if bool(admitted) != expected:
-        return True, f"{step.call.call_id} ({step.call.kind}, {step.call.binding}) admitted={bool(admitted)}, expected {expected}"
+        return True, f"{step.this_call.call_id} ({step.this_call.kind}, {step.this_call.binding}) admitted={bool(admitted)}, expected {expected}"
     return True, None
 
 
@@ -271,7 +277,7 @@ def h12_router_as_seed_002(step: HookStep) -> Outcome:
     before = next((record for record in step.records["G"] if record.hook == "before_tool_call"), None)
     if before is None or before.decision is None or before.before is None:
         return False, None
-    call = step.call
+    call = step.this_call  # the router saw it: a call
     routing = step.routing_after
     if before.before.budget.terminal and not before.admitted:
         if routing != expected.routing:
@@ -328,19 +334,19 @@ def h7_persisted_copies(step: HookStep) -> Outcome:
         state = record.state.budget
         if not state.terminal:
             if record.persisted != record.message:
-                return True, f"{step.call.call_id}: an open run changed the persisted copy"
+                return True, f"{step.this_call.call_id}: an open run changed the persisted copy"
             continue
         exercised = True
         kept = text_of(record.persisted)
-        if state.correction is not None and step.call.call_id == tripped:
+        if state.correction is not None and step.this_call.call_id == tripped:
             if record.persisted != record.message:
-                return True, f"{step.call.call_id}: the tripping refusal's copy lost its text while the correction pends: {kept[:60]!r}"
+                return True, f"{step.this_call.call_id}: the tripping refusal's copy lost its text while the correction pends: {kept[:60]!r}"
         elif not kept.startswith(STOP_HEAD):
-            return True, f"{step.call.call_id}: a stopped run persisted {kept[:60]!r} instead of the stop text"
+            return True, f"{step.this_call.call_id}: a stopped run persisted {kept[:60]!r} instead of the stop text"
         else:
             message = record.message if isinstance(record.message, dict) else {}
             if record.persisted != {**message, "content": [{"type": "text", "text": kept}]}:
-                return True, (f"{step.call.call_id}: the stopped copy is not the host's message with one text part: "
+                return True, (f"{step.this_call.call_id}: the stopped copy is not the host's message with one text part: "
                               f"{str(record.persisted)[:120]}")
     return exercised, None
 
@@ -368,7 +374,7 @@ def h8_lookup_from_the_record(step: HookStep) -> Outcome:
                     failed and not refused and search_found_nothing(command, details.get("exitCode"), lines_of(result))
                 )
                 if (flags.get("empty_lookup") is True) != expected:
-                    return True, f"{guard}: {call_id} ({step.call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
+                    return True, f"{guard}: {call_id} ({step.this_call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
     return exercised, None
 
 
@@ -408,12 +414,13 @@ def h10_instruction_then_stop(step: HookStep) -> Outcome:
     for record, expect in zip(step.records["G"], step.shown):
         if expect is not None:
             exercised = True
-            reason = record.decision.block_reason or ""
+            # Shown only at a refused before_tool_call (``HookMonitor.step``), whose record holds its decision.
+            reason = cast(Decision, record.decision).block_reason or ""
             if expect == "instruction":
                 if reason.startswith(STOP_HEAD) or record.state.aborted != aborted:
-                    return True, f"{step.call.call_id}: the first refused boundary after the trip showed {reason[:50]!r} (aborted={record.state.aborted})"
+                    return True, f"{step.this_call.call_id}: the first refused boundary after the trip showed {reason[:50]!r} (aborted={record.state.aborted})"
             elif not reason.startswith(STOP_HEAD) or not record.state.aborted:
-                return True, f"{step.call.call_id}: a later refused boundary showed {reason[:50]!r} (aborted={record.state.aborted})"
+                return True, f"{step.this_call.call_id}: a later refused boundary showed {reason[:50]!r} (aborted={record.state.aborted})"
         aborted = record.state.aborted
     return exercised, None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import attrs
 
@@ -233,8 +233,8 @@ class HookMonitor:
             previous = self.last.get(name)
             start[name] = state = previous if previous is not None else guard_state(guard)
             delivered = event.flipped() if name == "M" and isinstance(event, Call) else event
-            records[name] = found = deliver(guard, delivered, state)
-            self.last[name] = found[-1].state if found else state
+            records[name] = hook_records = deliver(guard, delivered, state)
+            self.last[name] = hook_records[-1].state if hook_records else state
         self.hook_calls += len(records["G"])
         tripped_by = []
         shown = []
@@ -252,7 +252,8 @@ class HookMonitor:
             # H10: what a refused boundary of a stopped run must show (None: this hook is no such boundary).
             to_show = None
             if (
-                record.hook == "before_tool_call" and record.before.budget.terminal and record.decision is not None
+                record.hook == "before_tool_call" and record.before is not None and record.before.budget.terminal
+                and record.decision is not None
                 and record.decision.block and not record.admitted
             ):
                 to_show = "instruction" if not (shown_since_trip or cancelled or self.strict_stop) else "stop"
@@ -323,7 +324,8 @@ class HookMonitor:
         if self.admitted or (end is not None and (end.deferrals_used or end.free_used)):
             # Issue 24 part 4: the first step of this sequence where an allowance made production part from the
             # reference; a vacuous invariant's report names the shortest one (or says there was none).
-            what = "an admission" if self.admitted else "a deferral" if end.deferrals_used else "a free empty lookup"
+            what = "an admission" if self.admitted else "a deferral" if end is not None and end.deferrals_used \
+                else "a free empty lookup"
             self.tally.note_parting(what, self.index + 1, f"at step {self.index} ({_event_text(records)})")
             self.earlier = None
             return
@@ -352,7 +354,7 @@ class HookMonitor:
         elif isinstance(event, Call):
             if event.binding == "nested":
                 coverage["nested-child receipts"] += 1
-            shape = step.shape
+            shape = cast(Shape, step.shape)  # a call's step always has its shape
             refused = any(r.decision is not None and r.decision.block for r in records)
             kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
             if event.capped and shape.persisted is not shape.live and not refused:

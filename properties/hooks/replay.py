@@ -81,9 +81,9 @@ def _classify(failed: bool, flags: dict) -> str:
 
 
 def replay_session(session: Session, order: str, allowances: bool) -> list[CallRow]:
-    guard = ToolLoopGuard(run=session.run, session=session.session, budget=SpyBudget(), allowances=allowances,
+    budget = SpyBudget()
+    guard = ToolLoopGuard(run=session.run, session=session.session, budget=budget, allowances=allowances,
                           routing=RoutingState() if session.playground else None)
-    budget = guard.budget
     rows = []
     for call in session.calls:
         if call.new_round:

@@ -45,7 +45,8 @@ class MachineRun:
 class HookMachine(RuleBasedStateMachine):
     """One run's guards through one generated hook sequence."""
 
-    run: "MachineRun | None" = None
+    #: Set on the subclass ``machine_for`` makes: every machine that runs has one.
+    run: "MachineRun" = None  # type: ignore[assignment]
 
     @initialize(
         playground=st.booleans(),

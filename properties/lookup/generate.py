@@ -562,7 +562,7 @@ def with_rg_program(chain: Chain, chooser: Chooser) -> Chain:
 
 
 def with_rg_not_last(chain: Chain, chooser: Chooser) -> Chain:
-    rg = (("rg", "-n", chooser.choice(PATTERNS)) + tuple(files(chooser, 0, 1)),)
+    rg: tuple[tuple[str, ...], ...] = (("rg", "-n", chooser.choice(PATTERNS)) + tuple(files(chooser, 0, 1)),)
     if chance(chooser, 30):
         rg = rg + (chooser.choice(FILTERS),)
     return insert_step(chain, chooser.integer(0, len(chain.steps) - 1), rg, chooser)

@@ -257,9 +257,9 @@ class Workspace:
         for folder in (self.work, self.home):
             shutil.rmtree(folder, ignore_errors=True)
         self.home.mkdir()
-        for folder in FOLDERS:
+        for subfolder in FOLDERS:
             for name, text in FILE_CONTENTS.items():
-                path = self.work / folder / name
+                path = self.work / subfolder / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)
         env = environment(self.home)

@@ -57,6 +57,9 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
     code for the same input (HypoFuzz counts an input's behaviours only when a replay covers them again)."""
 
     class LookupMachine(RuleBasedStateMachine):
+        #: This example's own monitor (none shared): made on its first chain, removed at its end.
+        own: "Monitor | None"
+
         def _monitor(self) -> Monitor:
             if shared is not None:
                 if not shared:
@@ -68,7 +71,7 @@ def machine_class(tally: Tally, only: "tuple[str, ...] | None" = None, failures:
 
         @initialize(cd=st.sampled_from((None, None) + generate.CD_DIRS))
         def start(self, cd: "str | None") -> None:
-            self.own: "Monitor | None" = None
+            self.own = None
             self.cd = cd
             self.steps: list[tuple[tuple[str, ...], ...]] = []
             self.joiners: list[str] = []

@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from guard.navigation_ports import Message
 from properties.navigation.events import Scenario, Timed
@@ -47,7 +48,7 @@ from properties.navigation.trace_file import ScenarioError, load, save
 FOLDER = Path(__file__).parent / "fixtures"
 NAMES = ("seed003-trace-71", "seed003-trace-87", "seed003-production-archive")
 GAP = 2_000
-COMMON = dict(timeout_ms=150_000, delegation_timeout_ms=150_000, grant_tokens=4_000, model="expansion-model",
+COMMON: dict[str, Any] = dict(timeout_ms=150_000, delegation_timeout_ms=150_000, grant_tokens=4_000, model="expansion-model",
               summary_thinking=False, teardown_ms=200)
 
 

@@ -531,8 +531,8 @@ def coverage(step: Step) -> list[str]:
     scenario = step.scenario
     if step.expected in BOUNDS:
         names.append(f"bound {step.expected}")
-        if (step.expected == "tool_calls" and view.tool_calls > step.spec.tool_calls) or (
-                step.expected == "no_progress" and view.streak > step.spec.no_progress):
+        if view is not None and ((step.expected == "tool_calls" and view.tool_calls > step.spec.tool_calls) or (
+                step.expected == "no_progress" and view.streak > step.spec.no_progress)):
             names.append("slice carried a count past its bound")
         if step.progress_chars >= step.spec.evidence_chars:
             names.append("evidence cap reached")
@@ -546,7 +546,7 @@ def coverage(step: Step) -> list[str]:
         names.append("cancellation")
     if step.expected == "reply":
         names.append("child reply before any bound")
-        if view.bound is not None:
+        if view is not None and view.bound is not None:
             names.append("reply in the slice of a bound")
         if step.ref.answer is None:
             names.append("child reply that is no answer")

@@ -143,7 +143,7 @@ class NavigationModel:
             name=f"model-{name.replace(' ', '-')}-{'-'.join(slices) or 'silent'}", timeout_ms=TIMEOUT_MS,
             delegation_timeout_ms=WORK_MS, messages=tuple(timed), bucket=BUCKET, teardown_ms=100, completion_ms=200,
             completion_reply=REPLY, cancel_at=cancel_at, limits=self.limits, note=f"exhaustive model: {name}",
-            **dict(fields),
+            **dict[str, Any](fields),
         )
 
     def initial(self) -> Sequence[Request]:

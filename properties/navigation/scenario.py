@@ -265,6 +265,7 @@ def run(scenario: Scenario, version: str, limits: Any = None) -> Run:
     spawner = FakeSpawner(scenario, clock, record)
     teardown = FakeTeardown(scenario, clock, record)
     request = scenario.request()
+    outcome: "reference.Outcome | production.Outcome | Runaway"
     try:
         with work_bound.armed(allowance.loop_iterations, f"{version} navigation"):
             if version == "reference":

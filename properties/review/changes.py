@@ -68,7 +68,7 @@ def units(source: str) -> dict[str, Unit]:
         return {MODULE: Unit(MODULE, source, 1, max(1, len(lines)))}
     found: dict[str, Unit] = {}
 
-    def segment(node: ast.AST) -> tuple[str, int, int]:
+    def segment(node: ast.stmt) -> tuple[str, int, int]:
         # From the first decorator, so that a changed decorator is a changed function.
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         last = node.end_lineno or node.lineno

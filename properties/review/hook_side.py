@@ -149,7 +149,7 @@ def tree(name: str) -> Iterator[dict[str, Any]]:
     model = scope_model(name)
     every = list(range(len(model.moves)))
     yield {"start": 0, "path": [], "offer": every if model.length else [], "row": None}
-    level = deque([((), pickle.dumps(make_guard(model.sequence(())), pickle.HIGHEST_PROTOCOL))])
+    level: deque[tuple[tuple[int, ...], bytes]] = deque([((), pickle.dumps(make_guard(model.sequence(())), pickle.HIGHEST_PROTOCOL))])
     while level:
         path, frozen = level.popleft()
         for token in every:

@@ -135,7 +135,7 @@ def tree(name: str) -> Iterator[dict[str, Any]]:
     from collections import deque
 
     model = scope_model(name)
-    level = deque()
+    level: deque[Any] = deque()
     for state in model.initial():
         offer = list(model.alphabet(state))
         yield {"start": state.ending, "path": [], "offer": offer, "row": None}

@@ -155,7 +155,7 @@ class RecordedComparable:
 
     def prepare(self, guards: Sequence[GuardPackage], scopes: Sequence[str]) -> None:
         """Every side's tree of every scope, the sides' interpreters running at once (one core each)."""
-        started = []
+        started: list[tuple[GuardPackage, str, Any, Path]] = []
         for guard in guards:
             for scope in scopes:
                 if (str(guard.folder), scope) in self._tables:

@@ -122,11 +122,11 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
     if reference_changed and not adopted:
         failures.insert(0, "reference/ changed without adoption (tests/reference_pin.json does not match; "
                            "nox -s adopt-reference)")
-    survivors = []
+    survivors: list[Any] = []
     untested: list[Any] = []
     # A survivor whose twin at BASE (``mutations.review.against_base``: same unit, same one-line diff) survived
     # there too is carried over, not new: the change did not weaken the tests, so it does not fail the review.
-    carried = []
+    carried: list[Any] = []
     if mutmut is not None:
         from mutations.mutmut_layer import NOT_CHECKED
         from mutations.review import ABSENT, survived

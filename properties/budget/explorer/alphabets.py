@@ -212,5 +212,5 @@ def events_of(key: State, config: Config) -> tuple[Event, ...]:
     return alphabet(any_open, any_terminal, waiting, key.remembered, config.fingerprints, config.alphabet)
 
 
-def event_at(key: tuple, number: int, config: Config) -> Event:
+def event_at(key: State, number: int, config: Config) -> Event:
     return events_of(key, config)[number]

@@ -12,6 +12,7 @@ searches the scope again without that symmetry (``properties.engine.search``).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import attrs
 
@@ -25,9 +26,52 @@ from properties.budget.explorer.keys import CopyKey, P_AT, R_AT, decode_copy, ne
 from properties.budget.explorer.moves import Move, REPRESENTATIVE, Transition, Verdict
 from properties.budget.explorer.symmetry import differs, image_event
 
+if TYPE_CHECKING:
+    from properties.budget.explorer.keys import Canon
+    from properties.budget.invariants import Snap
+    from properties.budget.monitor import Monitor
+    from properties.catalogue import Tally
+    from properties.engine.symmetry import Permutation
+
 
 class SymmetryChecks:
     """The checks, as methods of the expander (``Expander`` derives from this): they read its caches and step through them."""
+
+    # The expander's state and methods the checks use (made and documented in ``Expander``): declared here for the
+    # type checker only; a bare annotation in a class body creates nothing at run time.
+    canon: Canon
+    prototypes: list[Any]
+    group: tuple[Permutation, ...]
+    groups: list[int]
+    images: dict[int, tuple[Any, ...]]
+    image_bases: dict[tuple[Any, ...], tuple[Any, ...]]
+    key_images: list[dict[CopyKey, CopyKey]]
+    bare_steps: list[dict[CopyKey, dict[tuple[Any, ...], Transition]]]
+    steps: list[dict[CopyKey, dict[tuple[Any, ...], Transition]]]
+    rows: dict[int, tuple[Any, ...]]
+    pair_images: dict[int, Any]
+    pair_values: list[tuple[Any, ...]]
+    products: list[list[int]]
+    verdicts: dict[tuple[Any, ...], Verdict]
+    memo: bool
+    stepping: int
+    snappers: list[Callable[[Any], Snap]]
+    tally: Tally
+    scratch: Tally
+    edge_monitor: Monitor
+    probe_monitor: Monitor
+
+    if TYPE_CHECKING:
+        def plan(self, index: int, events: tuple[Event, ...]) -> tuple[tuple[Any, ...], ...]: ...
+
+        def event_flags(self, index: int, event: Event) -> tuple[Any, ...]: ...
+
+        def step_copy(self, index: int, template: Any, event: Event, before: Snap) -> Transition: ...
+
+        def row_of(self, transition: Transition) -> tuple[Any, ...]: ...
+
+        def judge(self, event: Event, moves: Sequence[Move], history: tuple[Any, ...], index: int,
+                  before: dict[str, Snap], fresh_ids: dict[str, bool]) -> tuple[list[Violation], tuple[Any, ...], Verdict]: ...
 
     def initial_break(self) -> SymmetryBroken | None:
         """The initial state must be its own image under every permutation checked, or merging starts unsound."""
@@ -109,7 +153,7 @@ class SymmetryChecks:
             if unordered:
                 _event, template, _label, representative, mask = self.plan(index, events)[moved_number]
                 known = self.bare_steps[group].setdefault(moved, {})
-                slot = (template, remembered, mask)
+                slot: tuple[Any, ...] = (template, remembered, mask)
                 image = known.get(slot)
                 if image is None:
                     base = bases.get((group, moved, remembered))
@@ -146,8 +190,7 @@ class SymmetryChecks:
         orbit.extend([(rows.get(id(image)) or self.row_of(image))[0] for image in images])
         pair_images = self.pair_images
         for element, pair in enumerate(orbit):
-            known = pair_images.get(pair)
-            if known is None:
+            if pair_images.get(pair) is None:
                 pair_images[pair] = [orbit[other] for other in self.products[element]]
 
     def check_judge(

@@ -115,7 +115,7 @@ class Expander(SymmetryChecks):
         #: The permutations checked on every edge (``checked_group``): empty when the form merges by none.
         self.group = checked_group(canon)
         #: Element ``a`` (0: the identity, ``n``: ``group[n - 1]``) composed with each permutation, as such a number.
-        elements = [frozenset()] + [frozenset(permutation.parts) for permutation in self.group]
+        elements: list[frozenset[Any]] = [frozenset()] + [frozenset(permutation.parts) for permutation in self.group]
         self.products = [[elements.index(element ^ other) for other in elements[1:]] for element in elements]
         #: Pair number -> (its pair, per permutation the pair of the permuted step), made with the transition.
         self.pair_images: dict[int, tuple] = {}
@@ -301,7 +301,7 @@ class Expander(SymmetryChecks):
         plans = self.plans[index]
         found = plans.get(id(events))
         if found is None:
-            rows = []
+            rows: list[tuple[Any, ...]] = []
             for event in events:
                 origin = ORIGIN.get(id(event))
                 if origin is None:
@@ -380,7 +380,7 @@ class Expander(SymmetryChecks):
     def judge(
         self, event: Event, moves: Sequence[Move], history: tuple, index: int, before: dict[str, Snap],
         fresh_ids: dict[str, bool],
-    ) -> tuple[list[Violation], tuple]:
+    ) -> tuple[list[Violation], tuple, Verdict]:
         """Check every edge invariant on one step given by the copies' moves; return the history after it.
 
         The same work ``Monitor.step`` does once it has delivered the event:
@@ -556,6 +556,7 @@ class Expander(SymmetryChecks):
                 else:
                     verdict.repeats += 1
                     after_history = verdict.history
+                raw: tuple[Any, ...]
                 if unordered:
                     after_ids = child_ids(ids, labels[number], added_masks[number], kept_masks[number])
                     raw = (number_columns[number], history_numbers.setdefault(after_history, len(history_numbers)), after_ids)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import attrs
 
@@ -140,7 +140,8 @@ class BudgetModel:
     ) -> SymmetryBreak:
         state, number = at
         canon = self.canon_keeping(kept)
-        trace, image = symmetry_traces(self.config, canon, store.chain(state), number, failure.permutation)
+        trace, image = symmetry_traces(self.config, canon, cast("list[State]", store.chain(state)), number,
+                                       failure.permutation)
         found = SymmetryBreak(
             failure.permutation.name, failure.permutation.parts, failure.where, failure.detail, len(trace) if trace else depth,
             trace, image,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, cast
 
 import attrs
 
@@ -16,7 +16,7 @@ from properties.budget.copies import ALL_COPIES
 from properties.engine.store import Store
 from properties.engine.symmetry import Permutation, SymmetryBreak
 from properties.budget.trace_file import Trace, dumps, save_trace
-from properties.budget.events import Event
+from properties.budget.events import Event, Result
 from properties.budget.monitor import Monitor
 from properties.catalogue import Tally, Violation
 from properties.budget.explorer.alphabets import ORIGIN, PROBE_EVENT, event_at, events_of
@@ -29,7 +29,8 @@ from properties.budget.explorer.scopes import Config, new_prototypes
 
 def parent_link_events(store: Store, key: State, config: Config) -> list[Event]:
     """The events of the parent links, each read from its canonical parent: not a trace (see ``real_trace``)."""
-    chain = store.chain(key)
+    # The engine's store holds any hashable key; the budget's are its ``State``s.
+    chain = cast("list[State]", store.chain(key))
     _start, numbers = store.route(key)
     return [event_at(parent, number, config) for parent, number in zip(chain, numbers)]
 
@@ -60,13 +61,14 @@ def actual_events(template: Event, key: State, walker: Walker) -> list[tuple[Eve
         return [(template, walker.fresh)]
     _template, label = origin
     if label >= key.remembered:
-        return [(attrs.evolve(template, call_id=f"r{walker.fresh}"), walker.fresh + 1)]
+        # Only a result has a call id (ORIGIN holds results only).
+        return [(attrs.evolve(cast(Result, template), call_id=f"r{walker.fresh}"), walker.fresh + 1)]
     remembered: list[str] = []
     for budget in walker.budgets:
         for call_id in reversed(budget.seen_calls):
             if call_id not in remembered:
                 remembered.append(call_id)
-    return [(attrs.evolve(template, call_id=call_id), walker.fresh) for call_id in remembered]
+    return [(attrs.evolve(cast(Result, template), call_id=call_id), walker.fresh) for call_id in remembered]
 
 
 def advance(walker: Walker, event: Event, monitor: Monitor) -> tuple[Walker, list[Violation]]:
@@ -207,7 +209,7 @@ def counterexample_path(
     canonical_events = tuple(parent_link_events(store, key, config)) + (event_at(key, number, config),)
     if probed:
         canonical_events += (PROBE_EVENT,)
-    trace = real_trace(config, canon, store.chain(key), number, invariant, probed)
+    trace = real_trace(config, canon, cast("list[State]", store.chain(key)), number, invariant, probed)
     if trace is None:
         return canonical_events, canonical_events, False
     return trace, canonical_events, True
