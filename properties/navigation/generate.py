@@ -52,6 +52,21 @@ CANCEL_TIMES = ("at once", "during navigation", "near the retrieval deadline", "
                 "during the answer", "after the work deadline")
 #: Where the child's final reply falls against the bounds.
 REPLY_TIMES = ("early", "late", "after a silence", "just after a bound")
+#: Issue 24: the limits drawn for a share of the scenarios (``LIMITS_SHARE``), each field on its own (kept at its
+#: default half the time): every bound down to 1, the reserve down to 1 ms and a divisor of 1, evidence down to
+#: one character, and polling slices shorter and longer than the default. navigation.md's rules hold for any
+#: positive limits (``invariants.spec_of`` judges with the drawn numbers); the exhaustive model's one scope is
+#: the only other place limits move. Slices stay at 700 ms or more: a scenario is played slice by slice up to
+#: its retrieval deadline (minutes), so shorter slices would cost a thousand polls for nothing new.
+LIMIT_CHOICES = {
+    "tool_calls": (1, 2, 3, 6),
+    "no_progress": (1, 2),
+    "evidence_chars": (1, 25, 700, 5_000),
+    "reserve_ms": (1, 1_000, 7_500),
+    "reserve_divisor": (1, 2, 3, 7),
+    "slice_ms": (700, 2_500, 12_000),
+}
+LIMITS_SHARE = 0.2
 
 
 @attrs.define
@@ -250,6 +265,8 @@ def random_scenario(rng: random.Random, name: str = "bulk") -> Scenario:
     completion = rng.choice((300, 2_000, 15_000, 40_000))
     # The phases after navigation are short and only some scenarios reach them: drawn more often.
     cancel = rng.choice(CANCEL_TIMES + CANCEL_TIMES[3:5] * 2) if rng.random() < 0.2 else None
+    # Drawn last, so that every earlier draw of a scenario is what it was before limits were drawn.
+    limits = drawn_limits(rng) if rng.random() < LIMITS_SHARE else ()
     return builder.scenario(
         timeout_ms=timeout, delegation_timeout_ms=delegation,
         delete_fails=rng.random() < 0.08, revoke_fails=rng.random() < 0.08,
@@ -257,5 +274,10 @@ def random_scenario(rng: random.Random, name: str = "bulk") -> Scenario:
         completion_ms=completion,
         completion_reply=reply_text(synthesis_shape, answer, offered, rng.random() < 0.5),
         cancel_at=None if cancel is None else cancel_time(rng, cancel, builder, work, retrieval, teardown, completion),
-        summary_thinking=rng.random() < 0.5, start_ms=start,
+        summary_thinking=rng.random() < 0.5, start_ms=start, limits=limits,
     )
+
+
+def drawn_limits(rng: random.Random) -> tuple[tuple[str, int], ...]:
+    """Some of ``LIMIT_CHOICES``' fields with a drawn value, as ``Scenario.limits`` holds them (sorted by name)."""
+    return tuple(sorted((name, rng.choice(values)) for name, values in LIMIT_CHOICES.items() if rng.random() < 0.5))

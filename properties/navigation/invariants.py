@@ -111,6 +111,8 @@ class Step:
     #: The progress results' texts read until navigation ended, in reading order (the evidence the spec keeps
     #: is their first 32,000 characters).
     progress_texts: tuple[str, ...] = ()
+    #: The source of each of ``progress_texts`` (the id a citation names).
+    progress_sources: tuple[str, ...] = ()
 
     @property
     def prod(self) -> Any:
@@ -131,10 +133,11 @@ class Step:
         return self.expected in BOUNDS or self.expected == "cancelled"
 
 
-def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[str]]:
+def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[tuple[str, str]]]:
     spec = spec_of(scenario)
     seen: set = set()
-    progress: list[str] = []
+    #: (source, text) of each progress result, in reading order.
+    progress: list[tuple[str, str]] = []
     texts: set = set()
     calls = streak = chars = 0
     views = []
@@ -155,7 +158,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                 if kind == "progress":
                     streak = 0
                     chars += len(message.text)
-                    progress.append(message.text)
+                    progress.append((message.source, message.text))
                 else:
                     streak += 1
                     if view.bound is None and streak >= spec.no_progress:
@@ -200,9 +203,10 @@ def judge(index: int, scenario: Scenario) -> Step:
         else:
             continue
         break
+    read = progress[: polls[end].progress_count] if end is not None else progress
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
                 polls[end].progress_chars if end is not None else chars, spec_of(scenario),
-                tuple(progress[: polls[end].progress_count] if end is not None else progress))
+                tuple(text for _source, text in read), tuple(source for source, _text in read))
 
 
 def _synthesized(step: Step) -> bool:
@@ -305,8 +309,9 @@ def n4_one_synthesis(step: Step) -> Outcome:
     """Exactly one synthesis call when navigation ended at a bound with evidence kept, teardown and revocation
     succeeded before the work deadline, the request not cancelled and the policy allowing ("then make exactly one
     tool-free completion call with the kept evidence"); at most one otherwise. It comes only after the child's
-    deletion and the grant's revocation succeeded, never with tools, carries the kept evidence, under the original
-    work deadline, and never starts at or past it."""
+    deletion and the grant's revocation succeeded, never with tools, carries the kept evidence (the request's
+    question restated, each piece named by its source: ``names_source``), under the original work deadline, and
+    never starts at or past it."""
     record = step.production.record
     due = _synthesis_due(step)
     if not record.completions:
@@ -337,7 +342,32 @@ def n4_one_synthesis(step: Step) -> Outcome:
     missing = [piece for piece in kept if piece not in call.prompt]
     if missing:
         return True, f"the synthesis prompt lacks {len(missing)} of {len(kept)} kept evidence pieces (first: {missing[0][:40]!r})"
+    question = step.scenario.request().question
+    if question not in call.prompt:
+        return True, f"the synthesis prompt does not restate the question {question!r}"
+    unnamed = [source for source, piece in zip(step.progress_sources, kept) if source and not names_source(call.prompt, piece, source)]
+    if unnamed:
+        return True, f"the synthesis prompt gives {len(unnamed)} kept evidence piece(s) without their source (first: {unnamed[0]!r})"
     return True, None
+
+
+def names_source(prompt: str, piece: str, source: str) -> bool:
+    """``piece`` stands in ``prompt`` on a line that names ``source`` before it (N4's reading of "cite sources by id").
+
+    navigation.md asks for one completion call "with the kept evidence" and
+    checks the answer's citations against the selected bucket, which are
+    source ids (N10); it does not lay the prompt out. Choice: the prompt
+    restates the request's question (an answer is to a question) and names
+    each kept piece's source on the piece's own line, before its text (a model
+    shown no ids cannot cite the bucket); how the line is written is
+    production's own. Every place the piece stands is tried, in case a short
+    piece also stands inside a longer one."""
+    at = prompt.find(piece)
+    while at >= 0:
+        if source in prompt[prompt.rfind("\n", 0, at) + 1: at]:
+            return True
+        at = prompt.find(piece, at + 1)
+    return False
 
 
 def n5_truncated(step: Step) -> Outcome:
@@ -520,6 +550,10 @@ COVERAGE_MINIMUMS = {
     "reserve of a work time four does not divide": 265,
     "teardown ending exactly at the work deadline": 6,
     "evidence at the cap's edge": 3,
+    # Drawn limits (issue 24; ``generate.LIMIT_CHOICES``): a third of the lowest bulk count over seeds 1, 3, 7 and
+    # 200-206 (744 and 106, 2026-12-06).
+    "scenarios under drawn limits": 248,
+    "a bound of one reached": 35,
 }
 
 
@@ -586,6 +620,10 @@ def coverage(step: Step) -> list[str]:
         names.append("teardown ending exactly at the work deadline")
     if step.spec.evidence_chars - 8 <= step.progress_chars <= step.spec.evidence_chars and step.bound_path:
         names.append("evidence at the cap's edge")
+    if scenario.limits:
+        names.append("scenarios under drawn limits")
+        if step.expected in ("tool_calls", "no_progress") and getattr(step.spec, step.expected) == 1:
+            names.append("a bound of one reached")
     return names
 
 

@@ -97,3 +97,66 @@ def test_the_probe_scenarios_hold_on_the_real_guard() -> None:
     tally = Tally()
     assert bulk.run_bulk(0, 1_500, tally, only=tuple(PLANTED)) is None
     assert all(tally.exercised[invariant] > 0 for invariant in PLANTED), dict(tally.exercised)
+
+
+# -- issue 24: what the drawn limits and N4's prompt checks reach ----------------------------------------------
+
+
+def _first_violation(only: str, scenarios: int = 1_500):
+    tally = Tally()
+    failure = bulk.run_bulk(0, scenarios, tally, only=(only,), stop_at_first=True)
+    return failure, tally
+
+
+def test_n4_catches_a_prompt_that_does_not_restate_the_question(monkeypatch) -> None:
+    # mutmut's ``_finish`` mutant 79 (``prompt(None)``) and ``prompt`` mutant 5 (the pieces replace the question).
+    prompt = Observer.prompt
+    monkeypatch.setattr(Observer, "prompt", lambda self, question: prompt(self, "something else"))
+    failure, _tally = _first_violation("N4")
+    assert failure is not None and failure[1].invariant == "N4"
+    assert "does not restate the question" in failure[1].message
+
+
+def test_n4_catches_evidence_handed_over_without_its_source(monkeypatch) -> None:
+    # mutmut's ``prompt`` mutant 7 (``source and 'tool'``) and ``read`` mutant 27 (pieces kept with no source).
+    keep = Observer.keep
+    monkeypatch.setattr(Observer, "keep", lambda self, source, text: keep(self, None, text))
+    failure, _tally = _first_violation("N4")
+    assert failure is not None and failure[1].invariant == "N4"
+    assert "without their source" in failure[1].message
+
+
+@pytest.mark.parametrize(("prompt", "piece", "source", "named"), [
+    ("Question: q\n\n[s1] t1:eee", "t1:eee", "s1", True),
+    ("Question: q\n\n(from s1) t1:eee", "t1:eee", "s1", True),
+    ("Question: q\n\n[tool] t1:eee", "t1:eee", "s1", False),
+    # The source on another line does not name the piece.
+    ("s1\n\nt1:eee", "t1:eee", "s1", False),
+    # A short piece inside a longer one: the piece's own line counts.
+    ("[s2] t1:eeee\n\n[s1] t1:e", "t1:e", "s1", True),
+    ("[s2] t1:eeee", "t1:e", "s1", False),
+])
+def test_names_source_reads_the_pieces_own_line(prompt, piece, source, named) -> None:
+    from properties.navigation.invariants import names_source
+
+    assert names_source(prompt, piece, source) is named
+
+
+def _one_is_two(request, ports, limits=NavigationLimits()):
+    """``navigate`` treating a no-progress bound of 1 as 2: only a scenario whose drawn limits hold a bound of
+    one can tell (the seed's limits never do)."""
+    return _navigate(request, ports, attrs.evolve(limits, no_progress=max(2, limits.no_progress)))
+
+
+def test_drawn_limits_reach_a_bound_of_one(monkeypatch) -> None:
+    from properties.navigation.generate import random_scenario
+    import random
+
+    rng = random.Random(0)
+    drawn = [random_scenario(rng) for _ in range(400)]
+    assert sum(1 for scenario in drawn if scenario.limits) > 40
+    assert any(dict(scenario.limits).get("no_progress") == 1 for scenario in drawn)
+    monkeypatch.setattr(production, "navigate", _one_is_two)
+    failure, tally = _first_violation("N1")
+    assert failure is not None and failure[1].invariant == "N1", dict(tally.coverage)
+    assert dict(failure[0][0].limits).get("no_progress") == 1
