@@ -161,19 +161,12 @@ def run_task(task: Task) -> DriverResult:
         with progress.task(task.label):
             return _driver(load(task.subject), task.driver).run(task.request)
     except (Exception, work_bound.ResourceExhausted) as error:
-        import traceback
-
-        name = work_bound.crash_name(error)
-        if isinstance(error, work_bound.ResourceExhausted):
-            where = error.where
-        else:
-            last = traceback.extract_tb(error.__traceback__)[-1]
-            where = f"{Path(last.filename).name}:{last.lineno}"
         running = f" while running {work_bound.running}" if work_bound.running else ""
         return DriverResult(
             task.driver, Tally(), 0.0, status="crashed",
-            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {name}: {error} ({where}){running}",
+            error=f"{task.subject} {task.driver} (seed {task.request.seed}): {work_bound.raised(error)}{running}",
         )
+
 
 
 def plan(
@@ -381,7 +374,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 show = by_name[task.subject].counterexample
                 if show is not None:
                     # The driver's name with the worker's letter ("bulk A"), so that workers never share a file.
-                    text, path = show(task.label.removeprefix(f"{task.subject} "), list(events), violation)
+                    try:
+                        text, path = show(task.label.removeprefix(f"{task.subject} "), list(events), violation)
+                    except Exception as error:
+                        # Shrinking or showing a counterexample replays it, and a guard that raises there (a crash
+                        # the driver's own run did not meet) must not turn a found violation into a traceback: the
+                        # verdict stays FAIL on the violation, and the line says why no file was written.
+                        text, path = (f"COUNTEREXAMPLE from {task.label}: {violation}\n  not saved: replaying it "
+                                      f"raised {work_bound.raised(error)}"), ""
                     print(text, flush=True)
                     if path and path not in counterexamples:
                         counterexamples.append(path)

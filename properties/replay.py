@@ -91,6 +91,12 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         print(f"python -m properties.replay: {name}{running}: the replayed code ran out of "
               "memory or stack", file=sys.stderr)
         return 1
+    except Exception as error:
+        # A version that raises on the trace (a guard under review, say KeyError in one of its rules): one line
+        # naming the exception and the line that raised it, exit 1, as for a version that exhausts its memory.
+        print(f"python -m properties.replay: replaying {' '.join(argv if argv is not None else sys.argv[1:])} "
+              f"raised {work_bound.raised(error)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

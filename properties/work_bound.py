@@ -277,3 +277,15 @@ def uncounted_modules() -> list[str]:
     return sorted(name for name, module in list(sys.modules.items())
                   if counted(name) and module is not None and getattr(module, "__file__", None)
                   and name.rpartition(".")[0] != "" and TICK_NAME not in vars(module))
+
+
+def raised(error: BaseException) -> str:
+    """``KeyError: None (budget.py:121)``: an exception and the line that raised it, for a one-line report."""
+    import traceback
+
+    if isinstance(error, ResourceExhausted):
+        where = error.where
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    return f"{crash_name(error)}: {error} ({where})"

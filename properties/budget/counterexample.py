@@ -26,6 +26,7 @@ from properties.budget.monitor import new_monitor
 from properties.budget.state import snap
 from properties.budget.trace_file import Trace, dumps, save_trace
 from properties.budget.copies import SPEC_LIMITS
+from properties import work_bound
 from properties.counterexample import DEFAULT_DIR, file_stem
 from properties.counterexample import shrink as shrink_items
 
@@ -147,5 +148,14 @@ def counterexample(driver: str, events: list[Any], violation: Violation) -> tupl
     if len(events) > SHRINK_AT_MOST:
         path = save_counterexample(driver, events, SPEC_LIMITS, violation, worker=worker, note="not shrunk")
         return f"COUNTEREXAMPLE from {driver}: {violation}\n  {len(events)} events, not shrunk; saved: {path}", str(path)
-    found = record(driver, events, SPEC_LIMITS, violation, worker=worker)
-    return found.render(), str(found.path)
+    try:
+        found = record(driver, events, SPEC_LIMITS, violation, worker=worker)
+        return found.render(), str(found.path)
+    except Exception as error:
+        # The trace is replayed to shrink and show it, with every failure_ends probe on (the driver may have had
+        # fewer): a guard that raises there is saved as the driver handed it over, and the line says what raised.
+        where = work_bound.raised(error)
+        path = save_counterexample(driver, events, SPEC_LIMITS, violation, worker=worker,
+                                   note=f"not shrunk: replaying it raised {where}")
+        return (f"COUNTEREXAMPLE from {driver}: {violation}\n  {len(events)} events, not shrunk (replaying them raised "
+                f"{where}); saved: {path}"), str(path)

@@ -185,7 +185,7 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
     exercised = call.binding in UNBOUND_BINDINGS or call.binding == "rewritten" or real_tool != INSPECTION_TOOL
     for guard in ("G", "M"):
         for record in step.records[guard]:
-            for call_id, _failed, flags, hook in record.counted:
+            for call_id, failed, flags, hook in record.counted:
                 if call.binding == "nested":
                     return True, f"{guard}: the nested child {call_id} was counted by {hook}"
                 given = granted(flags)
@@ -195,11 +195,40 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
                               or (name == "empty_lookup" and real_tool not in EXEC_TOOLS)]
                 if wrong_tool:
                     return True, f"{guard}: {call_id} ({call.kind}: a {real_tool!r} receipt, counted by {hook}) got {wrong_tool}"
+                took = allowance_taken(record, failed)
+                if took is not None and (not step.bound(hook) or (took != "a free empty lookup" and real_tool != INSPECTION_TOOL)
+                                         or (took == "a free empty lookup" and real_tool not in EXEC_TOOLS)):
+                    return True, (f"{guard}: the budget took {call_id}'s receipt ({call.binding}, a {real_tool!r} receipt, "
+                                  f"counted by {hook}) as {took}")
             # The call itself came from this run and session unless its binding says otherwise; the receipt's
             # later tool name or params do not make the call another's.
             if record.admitted and call.binding not in ("bound", "rewritten", "other_tool"):
                 return True, f"{guard}: {call.call_id} ({call.binding}) was admitted"
     return exercised, None
+
+
+def allowance_taken(record: Any, failed: bool) -> "str | None":
+    """The allowance the budget itself applied to the one receipt ``record``'s hook counted, read off its state
+    before and after (None: none): a deferral, a free empty lookup, or a waiting charge forgiven by a success.
+
+    H2 is about what the budget does, not only about the flags it was handed: a budget that defers or frees a
+    receipt handed no flag (a default changed, say) breaks "never deferred, never free" as much as a guard that
+    hands an unbound receipt a flag does."""
+    before = record.before.budget if record.before is not None else None
+    after = record.state.budget
+    if before is None:
+        return None
+    if after.deferrals_used > before.deferrals_used:
+        return "a deferral"
+    if after.free_used > before.free_used:
+        return "a free empty lookup"
+    if not failed and before.deferred is not None and after.deferred is None:
+        # budget.md, production step 5: a success charges the waiting counter unless it forgives it. Charging it takes
+        # it to its fuse (that is when a charge waits): the global one stops the run, a lane's exhausts the lane.
+        landed = after.terminal if before.deferred == "global" else before.deferred in after.exhausted
+        if not landed:
+            return "a correction forgiving the waiting charge"
+    return None
 
 
 def h3_same_stop_without_allowances(step: HookStep) -> Outcome:

@@ -180,3 +180,26 @@ def test_a_slow_but_correct_mutant_is_a_survivor_whatever_the_load(tmp_path: Pat
     assert first.killer == test + scratch.DEADLINE_MARK, first.output_tail
     confirmed = scratch.confirm_deadline(copy, "catalogue:slow-but-correct", first, durations, 300)
     assert confirmed.exit_code == 0 and confirmed.killer is None, confirmed.output_tail
+
+
+#: ``failure_ends`` charging a lane counter of ``None`` (mutmut's ``failure_ends`` mutant 20): the bulk driver
+#: finds B13, and replaying the trace with every probe on raises KeyError in the guard.
+RAISES_ON_REPLAY = ("guard/budget.py",
+                    "        counter = lane if lane is not None else GLOBAL\n        # A charge that would wait",
+                    "        counter = None\n        # A charge that would wait")
+
+
+def test_a_guard_that_raises_while_its_counterexample_is_replayed_still_fails_on_the_invariant(tmp_path: Path) -> None:
+    copy = _copy(tmp_path, edit=RAISES_ON_REPLAY)
+    done = _run(copy, "properties", "--mutants", "--subject", "budget", "--seed", "20261130")
+    _no_traceback(done)
+    assert done.returncode == 1
+    assert re.search(r"^VIOLATED B13 \(budget ", done.stdout, re.M), done.stdout[-3000:]
+    assert "not shrunk (replaying them raised KeyError: None (budget.py:" in done.stdout
+    files = _saved(done.stdout)
+    assert files
+    replayed = _run(copy, "properties.replay", files[0], timeout=60)
+    _no_traceback(replayed)
+    assert replayed.returncode == 1
+    assert re.fullmatch(rf"python -m properties.replay: replaying {re.escape(files[0])} raised KeyError: None "
+                        r"\(budget\.py:\d+\)\n", replayed.stderr), replayed.stderr

@@ -316,3 +316,42 @@ def test_h12_catches_a_refusal_that_does_not_name_its_remedy() -> None:
     remedy" (write the first project file, in a Playground folder); the model is left without the fix."""
     sequence = router_calls((0, "gate"))
     assert_caught("H12", sequence, lambda patch: patch.setattr(hooks, "FIRST_WRITE_TEXT", "Not run."), at=0)
+
+
+def _budget_default(patch: pytest.MonkeyPatch, flag: str) -> None:
+    """The budget treating an omitted ``flag`` as True (mutmut's defaults mutants of ``observe_result``)."""
+    from guard.budget import RunProgressBudget
+
+    original = RunProgressBudget.observe_result
+
+    def planted(self: Any, call_id: Any, tool: Any, params: Any, failed: Any, **flags: Any) -> None:
+        flags.setdefault(flag, True)
+        original(self, call_id, tool, params, failed, **flags)
+
+    patch.setattr(RunProgressBudget, "observe_result", planted)
+
+
+@PROBED("H2")
+def test_h2_catches_a_budget_that_defers_a_receipt_handed_no_flag() -> None:
+    """Plants: an omitted ``correctable`` read as True by the budget. Breaks: an unbound receipt is never deferred
+    (hooks.md H2): the guard hands the fourth failure, which has no ``before_tool_call``, no flag, and the budget
+    defers it anyway. H2 reads the budget's own deferral count, not only the flags it was handed."""
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "fetch_fail", binding="no_before")]
+    assert_caught("H2", website(*events), lambda patch: _budget_default(patch, "correctable"), at=3)
+
+
+@PROBED("H2")
+def test_h2_catches_an_unbound_success_that_forgives_a_waiting_charge() -> None:
+    """Plants: an omitted ``corrected`` read as True. Breaks: only a bound passing inspection forgives a waiting
+    charge (budget.md production step 5, hooks.md H2): after an inspection that measured nothing waits at the
+    fuse, a read with no ``before_tool_call`` must land the charge, and the planted budget forgives it."""
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match"),
+                                                                   Call(4, "read", binding="no_before")]
+    assert_caught("H2", website(*events), lambda patch: _budget_default(patch, "corrected"), at=4)
+
+
+@PROBED("H2")
+def test_h2_catches_a_budget_that_frees_a_failure_handed_no_flag() -> None:
+    """Plants: an omitted ``empty_lookup`` read as True. Breaks: an unbound receipt is never free (hooks.md H2)."""
+    events = [Call(0, "exec_fail", binding="no_before")]
+    assert_caught("H2", website(*events), lambda patch: _budget_default(patch, "empty_lookup"), at=0)
