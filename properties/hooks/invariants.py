@@ -60,7 +60,7 @@ from properties.catalogue import Invariant, Outcome, unique_ids
 from properties.hooks.deliver import GuardState, HookRecord
 from properties.hooks.earlier_stop import refusal_problem
 from properties.hooks.earlier_view import EarlierView
-from properties.hooks.events import Call, HookEvent, HookSequence
+from properties.hooks.events import Call, HookEvent, HookSequence, ModelCall
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.shapes import NESTED_PREFIX, STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_error
 from properties.hooks.spec_outcome import expected_failed
@@ -131,6 +131,8 @@ class HookStep:
     router: "RouterExpectation | None" = None
     #: G's routing state after the step (the router's binding is part of it).
     routing_after: Any = None
+    #: Model calls on G since the run last stopped, before this step (H5: the second forfeits the answer turn).
+    model_calls_since_trip: int = 0
 
     @property
     def call(self) -> "Call | None":
@@ -284,12 +286,34 @@ def h5_admission_exact(step: HookStep) -> Outcome:
     instruction is still pending, no answer turn was forfeited since the trip (two model calls), the call is an
     outer call of this run and session, Playground routing is active and the call binds a new project; nothing
     else is ever admitted (seed 002)."""
+    if isinstance(step.event, ModelCall):
+        return forfeit_problem(step)
     admitted = sum(record.admitted for record in step.records["G"])
     expected = step.expect_admit
     if expected is None:
         return False, None if not admitted else f"{step.event} was admitted with no correction pending"
     if bool(admitted) != expected:
         return True, f"{step.this_call.call_id} ({step.this_call.kind}, {step.this_call.binding}) admitted={bool(admitted)}, expected {expected}"
+    return True, None
+
+
+def forfeit_problem(step: HookStep) -> Outcome:
+    """H5 at a model call: a correction pending since the trip is spent by the second model call without a tool
+    boundary (hooks.md: "a forfeited answer turn (two model calls without a tool boundary) ... admits nothing"),
+    never by the first, so that the remedy after one model call (the model's answer turn) is still admitted.
+
+    Judged from the harness's own count of model calls since the run stopped, never from the guard's: an
+    expectation read off production's pending correction would follow a guard that forfeits too soon."""
+    records = step.records["G"]
+    before = records[0].before if records else None
+    if before is None or not before.budget.terminal or before.budget.correction is None:
+        return False, None
+    calls = step.model_calls_since_trip + 1
+    spent = records[-1].state.budget.correction is None
+    if calls < 2 and spent:
+        return True, "the first model call since the trip spent the pending correction (only a second one forfeits the turn)"
+    if calls >= 2 and not spent:
+        return True, f"{calls} model calls since the trip without a tool boundary, yet the correction still pends"
     return True, None
 
 

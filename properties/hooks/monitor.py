@@ -265,7 +265,7 @@ class HookMonitor:
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
             expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
             {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
-            router, guards["G"].routing,
+            router, guards["G"].routing, self.model_calls_since_trip,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:

@@ -355,3 +355,19 @@ def test_h2_catches_a_budget_that_frees_a_failure_handed_no_flag() -> None:
     """Plants: an omitted ``empty_lookup`` read as True. Breaks: an unbound receipt is never free (hooks.md H2)."""
     events = [Call(0, "exec_fail", binding="no_before")]
     assert_caught("H2", website(*events), lambda patch: _budget_default(patch, "empty_lookup"), at=0)
+
+
+@PROBED("H5")
+def test_h5_catches_a_turn_forfeited_by_one_model_call() -> None:
+    """Plants: the trip leaves the guard's model-call count at 1 (mutmut's ``_note_stop`` mutant 5; ``+= 2`` in
+    ``model_call_start`` is the same bug). Breaks: only two model calls without a tool boundary forfeit the answer
+    turn (hooks.md), so the model's one answer after the trip must leave the correction pending; H5 counts the
+    model calls itself, where its admission expectation alone read the guard's own pending correction."""
+    original = ToolLoopGuard._note_stop
+
+    def planted(self: ToolLoopGuard, was_terminal: bool, call_id: Any) -> None:
+        original(self, was_terminal, call_id)
+        if not was_terminal and self.budget.terminal:
+            self.model_calls = 1
+
+    assert_caught("H5", playground_trip("remedy"), lambda patch: patch.setattr(ToolLoopGuard, "_note_stop", planted), at=4)
