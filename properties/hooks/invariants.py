@@ -63,7 +63,7 @@ from properties.hooks.earlier_view import EarlierView
 from properties.hooks.events import Call, HookEvent, HookSequence, ModelCall
 from guard.inspection import INSPECTION_TOOL
 from properties.hooks.shapes import NESTED_PREFIX, STOP_HEAD, UNBOUND_BINDINGS, Shape, call_shape, kind_error
-from properties.hooks.spec_outcome import expected_failed
+from properties.hooks.spec_outcome import expected_failed, expected_inspection_flags
 from properties.hooks.spec_lookup import search_found_nothing
 from properties.hooks.spec_router import FIRST_WRITE, FIRST_WRITE_HEAD, RouterExpectation
 from properties.names import REFUSAL_KINDS
@@ -506,13 +506,21 @@ def h11_failure_as_classified(step: HookStep) -> Outcome:
                                   f"{call.recorded_under!r} kept={hook_record.returned!r}, expected {kept}")
                 if kept and step.shape is not None:
                     record = step.shape.record
-            for call_id, failed, _flags, hook in hook_record.counted:
+            for call_id, failed, flags, hook in hook_record.counted:
                 exercised = True
                 bound = step.bound(hook)
                 expected = expected_failed(hook_record.receipt, hook_record.error, bound=bound, record=record, refused=refused)
                 if failed != expected:
                     return True, (f"{guard}: {call_id} ({call.kind}, {call.binding}, counted by {hook}) reached the budget "
                                   f"failed={failed}, expected {expected}")
+                shape = step.shape
+                if bound and not refused and shape is not None and shape.real_tool == INSPECTION_TOOL:
+                    # Seed 001's flags, classified as the failure is (a refused call ran nothing: H2's business).
+                    due = expected_inspection_flags(hook_record.receipt, record=record, wrapped=shape.tool == "tool_call")
+                    got = (flags.get("correctable") is True, flags.get("corrected") is True)
+                    if got != (due or (False, False)):
+                        return True, (f"{guard}: {call_id} ({call.kind}, {call.binding}, counted by {hook}) reached the budget "
+                                      f"correctable={got[0]}, corrected={got[1]}; classifiers.md gives {due or (False, False)}")
     return exercised, None
 
 

@@ -63,3 +63,60 @@ def expected_failed(receipt: Any, error: Any, *, bound: bool, record: Any, refus
     if source is receipt and capped_copy(receipt):
         return True
     return spec_failed(source, error) or (isinstance(receipt, dict) and receipt.get("isError") is True)
+
+
+#: classifiers.md: the inspection tool's receipts carry this ``details.kind``.
+INSPECTION_KIND = "ods-pixel-preview-inspection"
+#: classifiers.md: the last step's error codes that name a locator the model can fix.
+LOCATOR_ERRORS = frozenset({"no_match", "selector_not_unique", "invalid_selector"})
+
+
+def _inspection_details(result: Any) -> "dict | None":
+    if not isinstance(result, dict):
+        return None
+    details = result.get("details")
+    return details if isinstance(details, dict) and details.get("kind") == INSPECTION_KIND else None
+
+
+def spec_correctable(result: Any) -> bool:
+    """classifiers.md's correctable inspection failure: ``isError`` exactly true, the inspection's kind, and either a
+    request rejected before it ran, a transition left untested, or a failure that measured nothing (no error code,
+    no page errors, no blocked request, and a last step that names a locator)."""
+    details = _inspection_details(result)
+    if details is None or result.get("isError") is not True:
+        return False
+    status, code = details.get("status"), details.get("errorCode")
+    if (status, code) in (("failed", "invalid_request"), ("incomplete", "transition_untested")):
+        return True
+    if status != "failed" or "errorCode" in details or "pageErrors" in details:
+        return False
+    blocked, steps = details.get("blockedRequests"), details.get("steps")
+    if not isinstance(blocked, list) or blocked or not isinstance(steps, list) or not steps:
+        return False
+    return isinstance(steps[-1], dict) and steps[-1].get("errorCode") in LOCATOR_ERRORS
+
+
+def spec_passed(result: Any) -> bool:
+    """classifiers.md's passed inspection: ``isError`` not true, the kind, ``status`` passed, no page errors."""
+    details = _inspection_details(result)
+    return details is not None and result.get("isError") is not True and details.get("status") == "passed" \
+        and not details.get("pageErrors")
+
+
+def expected_inspection_flags(receipt: Any, *, record: Any, wrapped: bool) -> "tuple[bool, bool] | None":
+    """(correctable, corrected) that a bound receipt of the inspection tool must reach the budget with, or None when
+    it earns neither (a capped copy without a record: charged at once, unclassified; hooks.md).
+
+    What is classified (hooks.md, seed 001): the tool's own record when it was kept for the call, else the
+    receipt, unwrapped from its Tool Search envelope (``details.result``) when the call went through Tool Search.
+    """
+    if record is not None:
+        inner = record
+    elif capped_copy(receipt):
+        return None
+    elif wrapped:
+        details = receipt.get("details") if isinstance(receipt, dict) else None
+        inner = details.get("result") if isinstance(details, dict) else None
+    else:
+        inner = receipt
+    return spec_correctable(inner), spec_passed(inner)

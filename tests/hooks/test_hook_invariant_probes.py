@@ -371,3 +371,14 @@ def test_h5_catches_a_turn_forfeited_by_one_model_call() -> None:
             self.model_calls = 1
 
     assert_caught("H5", playground_trip("remedy"), lambda patch: patch.setattr(ToolLoopGuard, "_note_stop", planted), at=4)
+
+
+@PROBED("H11")
+def test_h11_catches_an_inspection_that_measured_nothing_handed_no_flag() -> None:
+    """Plants: the guard never calls an inspection failure correctable (mutmut's ``_allowances`` mutants 1 and 6).
+    Breaks: a bound inspection receipt reaches the budget flagged exactly as classifiers.md classifies what hooks.md
+    says is classified (seed 001): the fourth call, an inspection whose last step names a locator that matched
+    nothing, must arrive correctable. H3 could not tell: without a deferral production is the reference."""
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match")]
+    assert_caught("H11", website(*events),
+                  lambda patch: patch.setattr(hooks, "correctable_inspection_failure", lambda result: False), at=3)
