@@ -422,10 +422,9 @@ def h8_lookup_from_the_record(step: HookStep) -> Outcome:
                 command = shape.args.get("command") if isinstance(shape.args, dict) else None
                 # hooks.md: through Tool Search the real tool's result is the envelope's ``details.result``.
                 result = unwrapped(shape)
-                details = result.get("details", {})
-                expected = bool(
-                    failed and not refused and search_found_nothing(command, details.get("exitCode"), lines_of(result))
-                )
+                details = result.get("details") if isinstance(result, dict) else None
+                code = details.get("exitCode") if isinstance(details, dict) else None
+                expected = bool(failed and not refused and search_found_nothing(command, code, lines_of(result)))
                 if (flags.get("empty_lookup") is True) != expected:
                     return True, f"{guard}: {call_id} ({step.this_call.kind}) empty_lookup={flags.get('empty_lookup')!r}, expected {expected}"
     return exercised, None
@@ -579,6 +578,12 @@ COVERAGE_MINIMUMS = {
     "version probes run before the first project file": 20,
     "writes the router refuses as bare, generic or unusable": 20,
     "remedies written to a file read earlier": 20,
+    # Values hooks.md leaves open (``shapes.ODD_KINDS``, 2026-12-06): a third of the lowest bulk count over seeds 1, 3,
+    # 7 and 200-203 (659 to 774 each).
+    "receipts that are no object": 220,
+    "receipts whose details are no object": 220,
+    "search arguments that are no object": 220,
+    "searches whose content holds no text part": 220,
 }
 
 
@@ -597,7 +602,10 @@ def event_in_h1_scope(event: HookEvent) -> bool:
 
 def unwrapped(shape: Shape) -> Any:
     """The real tool's result: the live receipt, or for Tool Search the envelope's ``details.result``."""
-    return shape.live.get("details", {}).get("result", shape.live) if shape.tool == "tool_call" else shape.live
+    if shape.tool != "tool_call" or not isinstance(shape.live, dict):
+        return shape.live
+    details = shape.live.get("details")
+    return details.get("result", shape.live) if isinstance(details, dict) else shape.live
 
 
 def inspection_shaped(shape: Shape) -> bool:

@@ -46,9 +46,10 @@ PASSED_PAGE_ERRORS = inspection("passed", error=False, pageErrors=["boom"])
 INSPECT_ARGS = {"siteId": "site-1", "sha256": "a" * 64, "steps": [{"action": "assert-visible", "selector": "#x"}]}
 
 
-def envelope(inner: dict, error: bool = False) -> dict:
-    """A Tool Search envelope: the real tool's result inside ``details.result``."""
-    return {"isError": error, "content": inner.get("content", []), "details": {"result": inner}}
+def envelope(inner: Any, error: bool = False) -> dict:
+    """A Tool Search envelope: the real tool's result inside ``details.result`` (its content, when it has any)."""
+    content = inner.get("content", []) if isinstance(inner, dict) else []
+    return {"isError": error, "content": content, "details": {"result": inner}}
 
 
 def capped(result: dict) -> dict:
@@ -108,13 +109,19 @@ PLAYGROUND_KINDS = ("gate", "probe", "remedy", "bad_write", "read_remedy", "reme
 #: The workspace root a sequence's guard may be configured with (``HookSequence.root``); ``remedy_rooted``
 #: writes the remedy by its absolute path under it.
 WORKSPACE_ROOT = "/home/agent/workspace"
+#: Issue 24: values hooks.md and classifiers.md leave open, drawn as results and arguments: a receipt that is no
+#: object (a bare text, null, a list), details that are no object, a search's arguments as a bare command line
+#: (no ``command`` to read), and a search's content holding parts that are no text part. classifiers.md stops
+#: walking at the first value that is not an object, so each is an ordinary success or failure; none is an empty
+#: lookup but the one whose text parts say nothing.
+ODD_KINDS = ("odd_receipt", "odd_details", "odd_args", "odd_content")
 #: Every call kind the generators draw as such (each may also be drawn in the variants ``kind_name`` spells).
 BASE_KINDS = (
     "read", "read_same", "exec_ok", "exec_fail", "lookup", "lying_lookup", "lookup_error", "fetch_fail", "invalid",
     "no_match", "passed_error_receipt",
     "incomplete", "measured", "passed", "passed_page_errors", "ts_invalid", "ts_no_match", "ts_passed",
     "describe_fail", "search", "big_read",
-) + PLAYGROUND_KINDS
+) + PLAYGROUND_KINDS + ODD_KINDS
 #: Tools a call may name whatever its result looks like (issue 24: hooks.md ties no result shape to a tool, so
 #: the generators draw the tool independently: an exec or a fetch answering with an inspection's result, the
 #: inspection tool answering with an exec's).
@@ -192,7 +199,8 @@ def call_shape(kind: str, index: int) -> Shape:
     args = shape.args
     capped_copy = shape.persisted is not shape.live
     if wrapped or shape.tool == "tool_call":
-        live = envelope(inner, inner.get("isError", False) is True) if shape.tool != "tool_call" else shape.live
+        live = envelope(inner, isinstance(inner, dict) and inner.get("isError", False) is True) \
+            if shape.tool != "tool_call" else shape.live
         params: Any = {"id": real, "args": args}
         name = "tool_call"
     else:
@@ -237,6 +245,13 @@ def _base_shape(kind: str, index: int) -> Shape:
         "remedy_rooted": ("write", {"path": f"{WORKSPACE_ROOT}/Playground/project-{index % 3}/main.py", "content": "x"},
                           ok()),
         "read_remedy": ("read", {"path": "Playground/project-0/main.py"}, failure("ENOENT")),
+        "odd_receipt": ("read", {"path": f"odd{index}.txt"}, ("done", None, text("done"))[index % 3]),
+        "odd_details": ("exec", {"command": f"make {index}"}, {"isError": False, "content": text("built"), "details": "completed"}),
+        "odd_args": ("exec", "grep -n foo a.js", exec_result(1)),
+        # A search that found nothing: no part is a text part with text, so nothing was printed (issue 24).
+        "odd_content": ("exec", {"command": "grep -n foo a.js"}, {"isError": False, "content": [
+            "grep -n foo a.js", {"type": "image", "data": "AAAA"}, {"type": "text", "text": 7}, {"type": "text"}],
+            "details": {"status": "completed", "exitCode": 1}}),
         # A successful read (a failed one would count toward the fuse, and the third gate would trip it); at odd
         # call numbers an edit of that path instead, which reads nothing (the remedy after it is still admitted).
         "read_ahead": (("read", {"path": remedy_path(index + READ_AHEAD)}) if index % 2 == 0 else

@@ -382,3 +382,28 @@ def test_h11_catches_an_inspection_that_measured_nothing_handed_no_flag() -> Non
     events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match")]
     assert_caught("H11", website(*events),
                   lambda patch: patch.setattr(hooks, "correctable_inspection_failure", lambda result: False), at=3)
+
+
+@pytest.mark.parametrize("kind", ["odd_receipt", "odd_details", "odd_args", "odd_content"])
+def test_values_the_spec_leaves_open_reach_the_guard_and_hold(kind: str) -> None:
+    """Issue 24: each of ``shapes.ODD_KINDS``, bound and through Tool Search, holds H8 and H11 on the real hook
+    path (each exercised), whichever of its forms the call number picks."""
+    from properties.hooks.shapes import kind_name
+
+    for index in range(3):
+        for variant in (kind, kind_name(kind, wrapped=True)):
+            sequence = website(Call(index, variant))
+            for invariant in ("H8", "H11"):
+                found, tally = judge(invariant, sequence)
+                assert found == [], (variant, found)
+            assert judge("H11", sequence)[1].exercised["H11"] > 0
+
+
+def test_a_guard_that_reads_a_receipt_as_an_object_crashes_on_one_that_is_not(monkeypatch) -> None:
+    """mutmut's ``details_of`` mutant 3 (the object check dropped): the generator's receipts that are no object
+    (a bare text, null, a list) make such a guard raise, which the verdict reports as a driver crash."""
+    monkeypatch.setattr(hooks, "details_of", lambda result: result.get("details") or {})
+    sequence = website(Call(0, "odd_receipt"))
+    assert call_shape("odd_receipt", 0).live == "done"
+    with pytest.raises(AttributeError):
+        judge("H11", sequence)
