@@ -222,7 +222,7 @@ def _base_shape(kind: str, index: int) -> Shape:
         inner = _WRAPPED_INSPECTIONS[kind]
         live = envelope(inner)
         return Shape("tool_call", {"id": INSPECTION_TOOL, "args": INSPECT_ARGS}, live, capped(live), inner)
-    simple = {
+    simple: dict[str, tuple[Any, ...]] = {
         "read": ("read", {"path": f"f{index}.txt"}, ok()),
         "read_same": ("read", {"path": "same.txt"}, ok()),
         "exec_ok": ("exec", {"command": f"ls {index}"}, exec_result(0, "a")),
