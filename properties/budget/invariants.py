@@ -533,6 +533,20 @@ def failure_ended(budget: RunProgressBudget, lane: Any) -> bool:
 _SCRATCH = RunProgressBudget(Limits())
 
 
+def asked_flags(correctable: Any, empty_lookup: Any) -> dict[str, Any]:
+    """The flags B13 asks ``failure_ends`` about, as a host would pass them: one left at False is omitted.
+
+    budget.md gives the signature ``failure_ends(lane, correctable=False, empty_lookup=False)``: its defaults are
+    part of what it promises, so an ordinary failure is asked about with the lane alone, and a default that moved
+    (mutmut's ``failure_ends`` mutants 1 and 2) answers for the flag the host never set."""
+    flags = {}
+    if correctable is not False:
+        flags["correctable"] = correctable
+    if empty_lookup is not False:
+        flags["empty_lookup"] = empty_lookup
+    return flags
+
+
 def b13_failure_ends_exact(step: Step) -> Outcome:
     """``failure_ends`` equals the outcome of observing that failure, in every reachable state.
 
@@ -567,7 +581,7 @@ def b13_failure_ends_exact(step: Step) -> Outcome:
     if budget is None or mode == "off":
         return False, None
     for lane, correctable, empty in PROBES:
-        said = budget.failure_ends(lane, correctable=correctable, empty_lookup=empty)
+        said = budget.failure_ends(lane, **asked_flags(correctable, empty))
         seen = failure_outcome(budget, lane, correctable, empty, _SCRATCH)
         if said != seen:
             return True, f"failure_ends(lane={lane!r}, correctable={correctable}, empty_lookup={empty}) said {said}, observing gives {seen}"

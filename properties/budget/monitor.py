@@ -21,7 +21,7 @@ from properties import work_bound
 from properties.catalogue import Invariant, Tally, Violation
 from properties.budget.copies import ALL_COPIES, FEATURE_FLAGS, SPEC_LIMITS, applier, new_copies
 from properties.budget.events import Event, FirstCall, Result, Round
-from properties.budget.invariants import BY_ID, CATALOGUE, FAILURE_ENDS_PROBES, Step, StepHistory, lane_of
+from properties.budget.invariants import BY_ID, CATALOGUE, FAILURE_ENDS_PROBES, Step, StepHistory, asked_flags, lane_of
 from properties.budget.state import Snap, snap_production, snap_reference
 from properties.judge import Judge
 
@@ -200,8 +200,7 @@ class Monitor:
                 observes = fresh[name] = usable and not seen and not old.terminal
                 if predicts and failed and observes:
                     # B13: what P says about this failure before it observes it.
-                    predicted = budget.failure_ends(result.lane, correctable=result.correctable,
-                                                    empty_lookup=result.empty_lookup)
+                    predicted = budget.failure_ends(result.lane, **asked_flags(result.correctable, result.empty_lookup))
                 apply(budget, event)
                 new = after[name] = take(budget)
                 listed.append((name, old, new))

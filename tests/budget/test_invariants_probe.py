@@ -83,6 +83,27 @@ def test_b13_catches_a_failure_ends_one_late_in_every_mode(mode: str) -> None:
     assert found and found[0].invariant == "B13", found
 
 
+
+class DefaultsCorrectable(RunProgressBudget):
+    """A planted bug: ``failure_ends`` reads an omitted ``correctable`` as True (mutmut's ``failure_ends`` mutant 1)."""
+
+    def failure_ends(self, lane: Any = None, correctable: Any = True, empty_lookup: Any = False) -> bool:
+        return super().failure_ends(lane, correctable=correctable, empty_lookup=empty_lookup)
+
+
+@PROBED("B13")
+@pytest.mark.parametrize("mode", ["observed", "all"])
+def test_b13_asks_about_an_ordinary_failure_with_budget_md_defaults(mode: str) -> None:
+    # budget.md's signature is failure_ends(lane, correctable=False, empty_lookup=False): B13 asks about an ordinary
+    # failure with the lane alone, so the planted default answers at consecutive 3 as if the failure could wait.
+    copies = new_copies()
+    copies["P"] = DefaultsCorrectable(Limits())
+    monitor = Monitor(limits=Limits(), tally=Tally(), budgets=copies, invariants=(BY_ID["B13"],), failure_ends_probes=mode)
+    found = []
+    for number in range(4):
+        found += monitor.step(Result(f"c{number}", failed=True))
+    assert found and found[0].invariant == "B13", found
+
 def test_observed_mode_checks_only_failures_new_to_an_open_p() -> None:
     tally = Tally()
     monitor = new_monitor(tally, limits=Limits(), budgets=new_copies(), failure_ends_probes="observed")
