@@ -48,11 +48,12 @@ from properties.names import LANE_VALUES, REFUSAL_KINDS as KINDS
 
 
 TOOLS = ("read", "exec", "write", "tool_search", "tool_describe", "pixel_ods_skill")
-#: A small palette so that identical successes recur; pairs differ only in key order, or only in params.
+#: A small palette so that identical successes recur; pairs differ only in key order, or only in params. One path
+#: is not ASCII: budget.md's fingerprint is canonical JSON, which keeps such text as it is (B1 compares memories).
 PARAMS: tuple[Any, ...] = (
     None,
     {"path": "a"},
-    {"path": "b"},
+    {"path": "bé/ü"},
     {"a": 1, "b": 2},
     {"b": 2, "a": 1},
     {"o": {"x": 1, "y": [1, 2]}},

@@ -70,6 +70,9 @@ class StepHistory:
     failure_ends_probes: str
     #: P's budget as this step left it, for B13 (None when the monitor drives no P).
     production_budget: "RunProgressBudget | None"
+    #: Every copy's budget as this step left it, when the monitor steps real copies (B1 compares their memories);
+    #: None for the explorer, whose copies are keys that abstract the memories.
+    live_budgets: "Mapping[str, Any] | None" = None
 
 
 @attrs.define(slots=True)
@@ -140,7 +143,10 @@ class Step:
 
 
 def b1_stripped_equals_reference(step: Step) -> Outcome:
-    """P0 equals R at every step; so does each per-feature copy while its feature's flags are absent."""
+    """P0 equals R at every step; so does each per-feature copy while its feature's flags are absent. Where the
+    driver steps real copies, their memories too (budget.md: "with every new argument omitted, production must
+    behave exactly like the reference at every step", and its state holds the seen call ids and the success
+    fingerprints, canonical JSON of ``[tool, params]``)."""
     after = step.after
     reference = after["R"]
     if not same_counters(after["P0"], reference):
@@ -149,7 +155,25 @@ def b1_stripped_equals_reference(step: Step) -> Outcome:
     for copy in ("Pd", "Pr", "Pl"):
         if not feature_used[copy] and not same_counters(after[copy], reference):
             return True, f"{copy} differs from R: {after[copy].counters} vs {reference.counters}"
+    budgets = step.history.live_budgets
+    if budgets is not None:
+        for copy in ("P0", "Pd", "Pr", "Pl"):
+            if copy != "P0" and feature_used[copy]:
+                continue
+            problem = memories_differ(budgets[copy], budgets["R"])
+            if problem:
+                return True, f"{copy}'s {problem} differ from R's"
     return True, None
+
+
+def memories_differ(budget: Any, reference: Any) -> "str | None":
+    """Which memory of ``budget`` differs from the reference's, or None. Compared in C: the deques of seen call
+    ids element by element, the success counts as mappings (their order shows once an eviction differs)."""
+    if budget.seen_calls != reference.seen_calls:
+        return "seen call ids"
+    if budget.successes != reference.successes:
+        return "success fingerprints"
+    return None
 
 
 def b2_never_stops_earlier(step: Step) -> Outcome:

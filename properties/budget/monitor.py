@@ -71,6 +71,9 @@ class Monitor:
     #: that touches the budgets through ``step`` alone (the bulk driver); anyone who restores or edits
     #: a budget between steps must leave it off.
     reuse_snapshots: bool = False
+    #: The budgets are the real copies this monitor steps (a driver's, not the explorer's prototypes): B1 then
+    #: also compares their memories (``StepHistory.live_budgets``). ``new_monitor`` turns it on.
+    memories: bool = False
     _last_after: "dict[str, Snap] | None" = None
     #: The one judge of ``invariants`` (``properties.judge``), rebuilt whenever ``invariants`` is replaced.
     _judge: Any = None
@@ -240,7 +243,7 @@ class Monitor:
         budget step is made: ``deliver_and_check`` and the explorer's edges both build it here)."""
         history = StepHistory(
             self.limits, self.reference_fuse(), self.feature_used, self.admissions, self.streak_admissions, self.streak_fuse, self.lookups_only,
-            self.failure_ends_probes, self.budgets.get("P"),
+            self.failure_ends_probes, self.budgets.get("P"), self.budgets if self.memories else None,
         )
         return Step(index, event, before, after, duplicate, admitted, history, fresh, failed, rows, production, predicted)
 
@@ -376,6 +379,9 @@ def new_monitor(
     limits = SPEC_LIMITS if limits is None else limits
     if budgets is None:
         budgets = new_copies(limits)
+    # A monitor made here steps real copies (every driver's, the replays' and the counterexamples'), so B1 compares
+    # their memories too; the explorer builds its own monitors around prototypes and leaves this off.
+    options.setdefault("memories", True)
     if only is not None:
         options["invariants"] = tuple(only)
     tally.traces += 1

@@ -159,3 +159,22 @@ def test_checked_counts_every_invariant_of_the_monitor_at_every_step() -> None:
     merged.merge(tally)
     assert merged.checked == {key: 2 * value for key, value in checked.items()}
     assert set(ALL_COPIES) == set(new_copies())
+
+
+@PROBED("B1")
+def test_b1_compares_the_memories_of_the_copies_a_driver_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    # budget.md: a success's fingerprint is the canonical JSON of [tool, params]; production writing it with other
+    # separators keeps every counter equal to the reference's and differs only in its memory (mutmut's
+    # ``fingerprint`` mutants 3, 8, 12 and 13; ``ensure_ascii`` needs the palette's path that is not ASCII).
+    import json
+
+    import guard.budget
+
+    monkeypatch.setattr(guard.budget, "fingerprint", lambda tool, params: json.dumps([tool, params], sort_keys=True))
+    tally = Tally()
+    monitor = new_monitor(tally, (BY_ID["B1"],), limits=Limits())
+    found = monitor.step(Result("a", tool="read", params={"path": "bé/ü"}, failed=False))
+    assert [violation.invariant for violation in found] == ["B1"]
+    assert "success fingerprints differ" in found[0].message
+    # The explorer's monitors hold prototypes, not the copies they judge: they leave the memories alone.
+    assert Monitor(limits=Limits(), tally=Tally(), budgets=new_copies()).memories is False
