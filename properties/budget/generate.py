@@ -182,7 +182,11 @@ def _generic(rng: np.random.Generator, count: int, length: int, mix: Mix, family
                 call_id = f"c{fresh}"
                 fresh += 1
             if failed:
-                refusal = KINDS[kinds[s]] if refusal_roll < w["refusal"] else None
+                refusal: Any = KINDS[kinds[s]] if refusal_roll < w["refusal"] else None
+                if refusal is None and refusal_roll > 1 - w["refusal"] * 0.1:
+                    # Now and then the empty text, which budget.md counts as no kind at all (a non-empty string only);
+                    # drawn where no kind would be, so that every trace keeps the length and the kinds it had.
+                    refusal = ""
                 events.append(Result(
                     call_id, TOOLS[tools[s]], PARAMS[palette[s]], True,
                     lane=lane, correctable=correctable_roll < w["correctable"],

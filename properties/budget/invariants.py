@@ -186,7 +186,15 @@ def b2_never_stops_earlier(step: Step) -> Outcome:
 
 
 def b3_no_lane_earlier(step: Step) -> Outcome:
-    """While R is open, production's exhausted lanes are a subset of R's."""
+    """While R is open, production's exhausted lanes are a subset of R's. Where the driver steps real copies, P's
+    read-only view ``lane_exhausted(lane)`` (budget.md) says of each lane what its exhausted lanes hold: it is how a
+    host asks whether a lane is stopped, so a view that lies stops a lane the budget keeps open."""
+    budgets = step.history.live_budgets
+    if budgets is not None:
+        production = budgets["P"]
+        for lane in LANE_NAMES:
+            if production.lane_exhausted(lane) != (lane in step.after["P"].exhausted):
+                return True, f"P's lane_exhausted({lane!r}) says {production.lane_exhausted(lane)}, its exhausted lanes are {sorted(step.after['P'].exhausted)}"
     reference = step.after["R"]
     if reference.terminal:
         return False, None
@@ -345,6 +353,14 @@ def b8_refusal_grants(step: Step) -> Outcome:
     first_call = isinstance(event, FirstCall)
     for copy in ("P", "Pr"):
         before, after = step.before[copy], step.after[copy]
+        if first_call:
+            # budget.md, correct_fuse: True exactly when the run was stopped with a correction pending and the call is
+            # a remedy (then the run is open again); False, spending the correction or not, otherwise.
+            admitted = bool(step.admitted.get(copy))
+            due = before.pending_correction is not None and event.remedy is True  # type: ignore[union-attr]  # a FirstCall
+            if admitted != due or (admitted and after.terminal):
+                return True, (f"{copy}: the first call (remedy={event.remedy!r}) was admitted={admitted} with "  # type: ignore[union-attr]
+                              f"{before.pending_correction!r} pending, leaving it {'stopped' if after.terminal else 'open'}")
         kinds, correction = after.kinds, after.correction
         if not kinds and correction is None and before.correction is None:
             continue  # no kind, no correction before or after: every clause below is vacuous
@@ -356,6 +372,7 @@ def b8_refusal_grants(step: Step) -> Outcome:
             exercised = True
             if (
                 len(granted) != 1
+                or not (isinstance(correction, str) and correction)  # budget.md: a kind is a non-empty string
                 or correction not in granted
                 or not step.observed(copy)
                 or not event.failed  # type: ignore[union-attr]  # a failure or receipt: a Result

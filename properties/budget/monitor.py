@@ -256,7 +256,9 @@ class Monitor:
             changed = None
             if (event.correctable is True or event.corrected is True) and not used["Pd"]:
                 changed = {**used, "Pd": True}
-            if event.correctable_refusal is not None and not used["Pr"]:
+            # budget.md: a refusal kind counts only as a non-empty string; anything else is the flag omitted.
+            refusal = event.correctable_refusal
+            if isinstance(refusal, str) and refusal and not used["Pr"]:
                 changed = {**(changed or used), "Pr": True}
             # Anything but an empty lookup (a failure with the flag) ends a lookups-only trace.
             if event.empty_lookup is True:

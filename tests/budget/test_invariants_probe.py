@@ -17,7 +17,7 @@ from guard.budget import RunProgressBudget
 from guard.limits import Limits
 from properties.budget import bulk
 from properties.budget.copies import ALL_COPIES, new_copies
-from properties.budget.events import Result, Round
+from properties.budget.events import FirstCall, Result, Round
 from properties.budget.invariants import BY_ID, CATALOGUE, PROBE_COPIED, PROBE_EMPTIED, PROBES, failure_outcome, load_probe
 from properties.budget.monitor import Monitor, new_monitor
 from properties.catalogue import Tally
@@ -178,3 +178,48 @@ def test_b1_compares_the_memories_of_the_copies_a_driver_steps(monkeypatch: pyte
     assert "success fingerprints differ" in found[0].message
     # The explorer's monitors hold prototypes, not the copies they judge: they leave the memories alone.
     assert Monitor(limits=Limits(), tally=Tally(), budgets=new_copies()).memories is False
+
+
+@PROBED("B3")
+def test_b3_reads_the_lane_exhausted_view_of_the_budget_a_driver_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    # mutmut's ``lane_exhausted`` mutant 1 (``not in``): the view a host asks says a lane is stopped while the
+    # budget's own exhausted lanes are empty (budget.md's read-only views).
+    monkeypatch.setattr(RunProgressBudget, "lane_exhausted", lambda self, lane: lane not in self.exhausted_lanes)
+    monitor = new_monitor(Tally(), (BY_ID["B3"],), limits=Limits())
+    found = monitor.step(Result("a", failed=False))
+    assert [violation.invariant for violation in found] == ["B3"]
+    assert "lane_exhausted('workspace') says True" in found[0].message
+
+
+class AdmitsAnything(RunProgressBudget):
+    """A planted bug: ``correct_fuse`` says it re-opened a run that had nothing pending (mutmut's mutant 4)."""
+
+    def correct_fuse(self, remedy: Any) -> bool:
+        if not self.terminal or self.correction is None:
+            return True
+        return super().correct_fuse(remedy)
+
+
+@PROBED("B8")
+def test_b8_judges_what_correct_fuse_returns_with_nothing_pending() -> None:
+    copies = new_copies()
+    copies["P"] = AdmitsAnything(Limits())
+    monitor = new_monitor(Tally(), (BY_ID["B8"],), limits=Limits(), budgets=copies)
+    found = monitor.step(FirstCall(remedy=True))
+    assert [violation.invariant for violation in found] == ["B8"]
+    assert "admitted=True with None pending" in found[0].message
+
+
+@PROBED("B8")
+def test_b8_refuses_an_empty_text_granted_as_a_refusal_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    # budget.md: a refusal kind counts only as a non-empty string (mutmut's ``refusal_kind`` mutant 1 takes any
+    # string); the bulk generator draws the empty text now and then where no kind would be.
+    import guard.budget
+
+    monkeypatch.setattr(guard.budget, "refusal_kind", lambda value: value if isinstance(value, str) or value else None)
+    monitor = new_monitor(Tally(), (BY_ID["B8"],), limits=Limits())
+    found = []
+    for number in range(4):
+        found += monitor.step(Result(f"c{number}", failed=True, correctable_refusal=""))
+    assert [violation.invariant for violation in found] == ["B8"]
+    assert "granted ['']" in found[0].message
