@@ -133,6 +133,9 @@ class HookStep:
     routing_after: Any = None
     #: Model calls on G since the run last stopped, before this step (H5: the second forfeits the answer turn).
     model_calls_since_trip: int = 0
+    #: The run's consecutive-failure fuse (the sequence's scaled limit, else budget.md's 4): H2 tells a forgiven
+    #: waiting charge from one that landed by whether landing it stops the run.
+    fuse: int = 4
 
     @property
     def call(self) -> "Call | None":
@@ -197,7 +200,7 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
                               or (name == "empty_lookup" and real_tool not in EXEC_TOOLS)]
                 if wrong_tool:
                     return True, f"{guard}: {call_id} ({call.kind}: a {real_tool!r} receipt, counted by {hook}) got {wrong_tool}"
-                took = allowance_taken(record, failed)
+                took = allowance_taken(record, failed, step.fuse)
                 if took is not None and (not step.bound(hook) or (took != "a free empty lookup" and real_tool != INSPECTION_TOOL)
                                          or (took == "a free empty lookup" and real_tool not in EXEC_TOOLS)):
                     return True, (f"{guard}: the budget took {call_id}'s receipt ({call.binding}, a {real_tool!r} receipt, "
@@ -209,7 +212,7 @@ def h2_only_bound_outer_calls(step: HookStep) -> Outcome:
     return exercised, None
 
 
-def allowance_taken(record: Any, failed: bool) -> "str | None":
+def allowance_taken(record: Any, failed: bool, fuse: int) -> "str | None":
     """The allowance the budget itself applied to the one receipt ``record``'s hook counted, read off its state
     before and after (None: none): a deferral, a free empty lookup, or a waiting charge forgiven by a success.
 
@@ -224,11 +227,11 @@ def allowance_taken(record: Any, failed: bool) -> "str | None":
         return "a deferral"
     if after.free_used > before.free_used:
         return "a free empty lookup"
-    if not failed and before.deferred is not None and after.deferred is None:
-        # budget.md, production step 5: a success charges the waiting counter unless it forgives it. Charging it takes
-        # it to its fuse (that is when a charge waits): the global one stops the run, a lane's exhausts the lane.
-        landed = after.terminal if before.deferred == "global" else before.deferred in after.exhausted
-        if not landed:
+    if not failed and before.deferred == "global" and after.deferred is None and before.consecutive + 1 >= fuse:
+        # budget.md, production step 5: a success charges the waiting counter unless it forgives it, and charging a
+        # charge that waits at the fuse stops the run. (The hook path has no lanes. A charge that waited below the
+        # fuse, which only a budget bug makes, lands without a trace in the counters: B5 names that bug.)
+        if not after.terminal:
             return "a correction forgiving the waiting charge"
     return None
 

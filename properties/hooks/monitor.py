@@ -75,6 +75,8 @@ class HookMonitor:
     strict_stop: bool = False
     #: The sequence's workspace root, as the generator configured the guards (H5 reads it, never ``guard.root``).
     root: "str | None" = None
+    #: The run's consecutive-failure fuse (``start`` reads it off the sequence's limits).
+    fuse: int = 4
     #: An earlier inspection call of this run may still be pending uncounted, so a record under an id no call
     #: has could fit it: which call keeps such a record is then not judged (``HookStep.record_kept``).
     uncounted_inspections: dict[str, bool] = attrs.field(factory=dict)
@@ -124,6 +126,8 @@ class HookMonitor:
         self.read_paths = []
         self.strict_stop = sequence.strict_stop
         self.root = sequence.root
+        # budget.md's fuse of 4, unless the sequence scales it down (H2 reads it).
+        self.fuse = dict(sequence.limits).get("consecutive_failures", 4)
         self.uncounted_inspections = {"G": False, "M": False}
         self.tally.traces += 1
 
@@ -265,7 +269,7 @@ class HookMonitor:
             self.index, event, records, start, {name: memories(guard) for name, guard in guards.items()}, shape,
             expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
             {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
-            router, guards["G"].routing, self.model_calls_since_trip,
+            router, guards["G"].routing, self.model_calls_since_trip, self.fuse,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:
