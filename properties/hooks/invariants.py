@@ -136,6 +136,8 @@ class HookStep:
     #: The run's consecutive-failure fuse (the sequence's scaled limit, else budget.md's 4): H2 tells a forgiven
     #: waiting charge from one that landed by whether landing it stops the run.
     fuse: int = 4
+    #: H3's reference budget's memories after this step (seen call ids, success fingerprints), while H3's oracle runs.
+    reference_memories: "tuple | None" = None
 
     @property
     def call(self) -> "Call | None":
@@ -261,6 +263,14 @@ def h3_same_stop_without_allowances(step: HookStep) -> Outcome:
             return True, f"after {record.hook}: stopped={state.budget.terminal} where the reference's run has stopped={view.stopped}"
         if state.aborted != view.aborted:
             return True, f"after {record.hook}: aborted={state.aborted} where the earlier path has aborted={view.aborted}"
+    # budget.md: with every new argument omitted (here False or None: no allowance applied) production behaves
+    # exactly like the reference, memories included: a budget that skips a success's fingerprint, say, keeps
+    # resetting rounds where the reference stops.
+    if step.reference_memories is not None and step.memories["G"] != step.reference_memories:
+        seen, successes = step.memories["G"]
+        other_seen, other_successes = step.reference_memories
+        what = "seen call ids" if seen != other_seen else "success fingerprints"
+        return True, f"the budget's {what} differ from the reference's fed the same receipts"
     return exercised, None
 
 

@@ -10,6 +10,7 @@ from guard.hooks import ToolLoopGuard
 from properties import work_bound
 from properties.catalogue import Invariant, Tally, Violation
 from properties.hooks.deliver import GuardState, HookRecord, deliver, guard_state, make_guard, memories
+from properties.budget.state import memories as budget_memories
 from properties.hooks.earlier_stop import EarlierStop, reference_budget
 from properties.hooks.earlier_view import EarlierView, follow_earlier
 from properties.hooks.events import AFTER, PERSIST, Call, Cancel, HookEvent, HookSequence, ModelCall
@@ -270,6 +271,7 @@ class HookMonitor:
             expect, tripped_by, self.in_h1_scope, self.admitted, self.instruction_seen, shown, earlier,
             {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
             router, guards["G"].routing, self.model_calls_since_trip, self.fuse,
+            budget_memories(self.earlier.budget) if earlier is not None and self.earlier is not None else None,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:

@@ -407,3 +407,12 @@ def test_a_guard_that_reads_a_receipt_as_an_object_crashes_on_one_that_is_not(mo
     assert call_shape("odd_receipt", 0).live == "done"
     with pytest.raises(AttributeError):
         judge("H11", sequence)
+
+
+@PROBED("H3")
+def test_h3_catches_a_budget_that_skips_a_successs_fingerprint() -> None:
+    """Plants: an omitted ``pending`` read as True (mutmut's ``observe_result`` mutant 1): every success the hooks
+    count resets the rounds without its fingerprint being counted. Breaks: with no allowance applied the budget
+    is the reference fed the same receipts, memories included (budget.md), which H3 now compares."""
+    events = [Call(0, "read")] + [Call(number, "fetch_fail") for number in range(1, 5)]  # then the run stops
+    assert_caught("H3", website(*events), lambda patch: _budget_default(patch, "pending"), at=0)
