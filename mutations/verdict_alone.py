@@ -24,7 +24,8 @@ Decisions the issue leaves open, made here:
 * **Which subjects judge a module.** The subjects whose drivers run its code
   (``SUBJECTS_OF``): the budget and its limits by the budget and the hook
   path (which feeds the budget), every classifier and the hook path by the
-  hook subject, navigation's modules by navigation. Running a subject that
+  hook subject (the shell lookup classifier by the lookup subject too, which
+  judges it against the real programs), navigation's modules by navigation. Running a subject that
   never calls the module could only cost time.
 * **What counts as a kill.** The verdict failing: an invariant violated (the
   invariant is named), an invariant left vacuous, or a driver crash (the
@@ -81,7 +82,9 @@ SUBJECTS_OF: dict[str, str] = {
     "guard/inspection.py": HOOK_PATH,
     "guard/outcome.py": HOOK_PATH,
     "guard/playground.py": HOOK_PATH,
-    "guard/lookup.py": HOOK_PATH,
+    # The shell lookup classifier: the hook path runs it on every search receipt, the lookup subject (L1-L4)
+    # against the real programs.
+    "guard/lookup.py": f"{HOOK_PATH},lookup",
     "guard/navigation.py": "navigation",
     "guard/navigation_evidence.py": "navigation",
     "guard/navigation_limits.py": "navigation",
@@ -90,6 +93,7 @@ SUBJECTS_OF: dict[str, str] = {
 TESTS_OF: dict[str, tuple[str, ...]] = {
     "budget,hooks": ("tests/budget", "tests/hooks"),
     HOOK_PATH: ("tests/hooks", "tests/lookup"),
+    f"{HOOK_PATH},lookup": ("tests/hooks", "tests/lookup"),
     "navigation": ("tests/navigation",),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pathlib import Path
 
 from mutations import verdict_alone
 from mutations.verdict_alone import CRASHED, SURVIVED, TIMED_OUT, VACUOUS, VIOLATED, module_of, outcome_of, stratified
@@ -68,3 +69,26 @@ def test_the_module_runs_on_its_own_and_refuses_a_misspelt_module_in_one_line() 
     assert done.stderr.strip().splitlines()[-1] == (
         "python -m mutations --verdict-alone: --module guard/nosuch.py: not a module of guard/ "
         "(give guard/NAME.py or guard.NAME)")
+
+
+def test_every_subject_judges_the_guard_modules_it_imports() -> None:
+    """A subject whose drivers import a guard module judges that module's mutants (``SUBJECTS_OF``): the lookup
+    subject, added after the map was written, judged none of ``guard/lookup.py``'s until this test."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    missing = []
+    for folder in sorted(path for path in (root / "properties").iterdir() if (path / "subject.py").is_file()):
+        imported = set()
+        # The recorded sessions are replayed by ``nox -s replay`` (``fixtures.py``, ``replay.py``), not by the verdict.
+        for source in (path for path in folder.glob("*.py") if path.name not in ("fixtures.py", "replay.py")):
+            for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("guard."):
+                    imported.add(node.module)
+                elif isinstance(node, ast.Import):
+                    imported.update(alias.name for alias in node.names if alias.name.startswith("guard."))
+        for module in sorted(imported):
+            path = module.replace(".", "/") + ".py"
+            if path in verdict_alone.SUBJECTS_OF and folder.name not in verdict_alone.SUBJECTS_OF[path].split(","):
+                missing.append(f"{folder.name} imports {module}")
+    assert missing == []
