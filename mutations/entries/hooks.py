@@ -77,8 +77,10 @@ HOOK_PATH = [
     entry(
         "hooks-classify-persisted-copy", "001", "the persisted copy is classified even when the tool recorded its own result",
         HOOKS_PY, SUBJECT,
+        # H1: the two orders part (the capped copy is classified, not the record); H11: the kept record's flags
+        # (seed 001: a bound inspection receipt is flagged as its record is classified): with seed 20261130, H11 first.
         Edit("        source = bound.recorded if bound is not None and bound.has_record else receipt\n",
-           "        source = receipt\n"), breaks=("H1",),
+           "        source = receipt\n"), breaks=("H1", "H11"),
     ),
     entry(
         "hooks-unbound-params", "000", "a receipt whose executed params differ from the pending call still binds",
