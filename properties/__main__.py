@@ -168,7 +168,6 @@ def run_task(task: Task) -> DriverResult:
         )
 
 
-
 def plan(
     subjects: Sequence[Subject], args: argparse.Namespace, seed: int, profile: str, mode: str, only: "tuple[str, ...] | None",
 ) -> list[Task]:

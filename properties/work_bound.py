@@ -97,10 +97,24 @@ def exhausted(error: MemoryError) -> ResourceExhausted:
     cleared as here: the new exception's context would otherwise keep every object the runaway step allocated."""
     import traceback
 
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    where = raised_where(error)
     traceback.clear_frames(error.__traceback__)
     return ResourceExhausted(str(error) or "out of memory", where)
+
+
+def raised_where(error: BaseException) -> str:
+    """``budget.py:121``: the file and line that raised ``error`` (its innermost frame), "?" when it has none."""
+    import traceback
+
+    if isinstance(error, ResourceExhausted):
+        return error.where
+    frames = traceback.extract_tb(error.__traceback__)
+    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+
+
+def raised(error: BaseException) -> str:
+    """``KeyError: None (budget.py:121)``: an exception and the line that raised it, for a one-line report."""
+    return f"{crash_name(error)}: {error} ({raised_where(error)})"
 
 
 # The counter is two module globals rather than an object: ``tick()`` runs once per loop iteration of the guard.
@@ -277,15 +291,3 @@ def uncounted_modules() -> list[str]:
     return sorted(name for name, module in list(sys.modules.items())
                   if counted(name) and module is not None and getattr(module, "__file__", None)
                   and name.rpartition(".")[0] != "" and TICK_NAME not in vars(module))
-
-
-def raised(error: BaseException) -> str:
-    """``KeyError: None (budget.py:121)``: an exception and the line that raised it, for a one-line report."""
-    import traceback
-
-    if isinstance(error, ResourceExhausted):
-        where = error.where
-    else:
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
-    return f"{crash_name(error)}: {error} ({where})"
