@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -91,6 +92,8 @@ class Mutant:
     problem: str | None = None
     #: What judged it: mutmut's runner, or the review's stage 0 (``kill_near``), named in the Stryker report.
     judged_by: str = "mutmut"
+    #: A listed equivalent's kill was re-run alone and failed again (``recheck_equivalent_kills``).
+    kill_repeated: bool = False
 
 
 @attrs.define
@@ -529,7 +532,9 @@ def write_diffs(root: Path, mutants: list[Mutant], sources: dict[str, str]) -> N
         pass  # only a saving: the next run reads the diffs from mutmut again
 
 
-def _judge_equivalents(mutants: list[Mutant], listed: list[Equivalent]) -> list[str]:
+def judge_equivalents(mutants: list[Mutant], listed: list[Equivalent]) -> list[str]:
+    """Mark each listed equivalent that survived ``EQUIVALENT``; return one problem per listing that no longer
+    holds (the mutant is gone, its diff changed, or a test kills it), each failing the session."""
     problems = []
     by_name = {mutant.name: mutant for mutant in mutants}
     for entry in listed:
@@ -544,8 +549,11 @@ def _judge_equivalents(mutants: list[Mutant], listed: list[Equivalent]) -> list[
         if mutant.status == SURVIVED:
             mutant.status = EQUIVALENT
         elif mutant.status in DETECTED:
-            mutant.problem = "listed as equivalent but a test now kills it"
-            problems.append(f"listed equivalent is now killed: {entry.name} ({entry.diff}); remove it from mutations/equivalents.toml")
+            by = f" by {mutant.killer}" if mutant.killer else f" (mutmut exit {mutant.exit_code}, no failing test recorded)"
+            again = ", again when re-run alone" if mutant.kill_repeated else ""
+            mutant.problem = f"listed as equivalent but a test now kills it{by}{again}"
+            problems.append(f"listed equivalent is now killed{by}{again}: {entry.name} ({entry.diff}); "
+                            "remove it from mutations/equivalents.toml")
     return problems
 
 
@@ -611,7 +619,9 @@ def run(root: Path, jobs: int, equivalents: list[Equivalent], reports: Path,
                 tested += 1
     confirm_hangs(root, mutants)
     write_diffs(root, mutants, sources)
-    problems = _judge_equivalents(mutants, [e for e in equivalents if select is None or select(e.name)])
+    listed = [e for e in equivalents if select is None or select(e.name)]
+    recheck_equivalent_kills(root, mutants, listed)
+    problems = judge_equivalents(mutants, listed)
     return MutmutResult(mutants=mutants, run_ok=run_ok, run_message=message, wall_seconds=wall, tested_this_run=tested,
                         mutmut_rate=rate[-1] if rate else None, equivalent_problems=problems, sources=sources,
                         left_out_tests=_left_out_tests(root), phases=phases)
@@ -800,7 +810,7 @@ def combine(first: MutmutResult, final: set[str], second: MutmutResult | None, e
     mutants = [mutant if mutant.name in final else later[mutant.name] for mutant in first.mutants
                if mutant.name in final or mutant.name in later]
     mutants.extend(mutant for name, mutant in later.items() if name not in {m.name for m in first.mutants})
-    problems = _judge_equivalents(mutants, [entry for entry in equivalents if select(entry.name)])
+    problems = judge_equivalents(mutants, [entry for entry in equivalents if select(entry.name)])
     last = second if second is not None else first
     phases = {f"{name} ({label})" if label else name: seconds for name, seconds in first.phases.items()}
     if second is not None:
@@ -854,11 +864,66 @@ def confirm_hangs(root: Path, mutants: list[Mutant]) -> None:
             mutant.problem = f"its deadline kill did not repeat: {test} passed with a {scratch.CONFIRM_FACTOR:.0f}x deadline"
 
 
+#: The marker of a listed equivalent whose kill under mutmut did not repeat alone (the report lists them).
+UNREPEATED_KILL = "its kill under mutmut did not repeat alone"
+EQUIVALENT_BECAUSE = "; listed equivalent: "
+
+
+def recheck_equivalent_kills(root: Path, mutants: list[Mutant], listed: list[Equivalent]) -> None:
+    """Re-run, alone, the test that killed a mutant listed as equivalent (mutmut exit ``1`` or ``3``).
+
+    A listed equivalent is reviewed reasoning that no test can tell the mutant apart; a kill of one is either
+    a test that now can (the entry must go) or a failure that has nothing to do with the mutant: a test that is
+    flaky, or disturbed by the parallel mutant beside it in mutmut's forks (seen once in CI, stop 42, and not
+    reproduced in 36 runs of the same tests under load). Each such kill is therefore re-run once, in mutmut's
+    ``mutants/`` copy with only that mutant active: the killing test alone, or, when mutmut recorded no failing
+    test, every test its statistics saw reach the function, stopping at the first failure. A failure again keeps
+    the kill (and ``judge_equivalents`` fails the session naming the test); a pass makes the mutant a survivor
+    again, so its listing holds, and the unrepeated kill is printed and listed in the report with its test: a
+    flaky test is named, never hidden."""
+    names = {entry.name: entry for entry in listed}
+    for mutant in mutants:
+        entry = names.get(mutant.name)
+        if entry is None or mutant.status not in DETECTED or mutant.one_line != entry.diff:
+            continue
+        killer = (mutant.killer or "").removesuffix(scratch.DEADLINE_MARK).removesuffix(" [deadline, confirmed]")
+        tests = [killer] if killer and not killer.startswith("collection error") else _tests_reaching(root, mutant.name)
+        if not tests:
+            continue
+        print(f"  mutations| re-running the kill of listed equivalent {mutant.name} alone "
+              f"({killer or f'mutmut exit {mutant.exit_code}'})", flush=True)
+        with tempfile.TemporaryDirectory(prefix="guard-equivalent-") as folder:
+            record = Path(folder) / "killers.tsv"
+            code = _pytest_in_mutants(root, mutmut_pytest_args(root), mutant.name, tests, record, None, True,
+                                      NEAR_TIMEOUT, root / "reports" / "logs" / f"equivalent-{mutant.name}.log")
+            failed = record.read_text(encoding="utf-8").splitlines() if record.is_file() else []
+        if code == 0:
+            print(f"  mutations| the kill did not repeat: {mutant.name} passes {', '.join(tests[:3])}"
+                  f"{' ...' if len(tests) > 3 else ''} alone; a flaky kill, kept listed", flush=True)
+            mutant.status = SURVIVED
+            mutant.problem = (f"{UNREPEATED_KILL}: killed by {killer or f'mutmut exit {mutant.exit_code}'}, which passed "
+                              f"when re-run alone{EQUIVALENT_BECAUSE}{entry.reason}")
+            mutant.killer = None
+        else:
+            mutant.kill_repeated = True
+            if failed:
+                mutant.killer = failed[0].partition("\t")[2] or mutant.killer
+
+
+def _tests_reaching(root: Path, name: str) -> list[str]:
+    """The tests mutmut's statistics saw reach the function of mutant ``name``, fastest first ([] if unknown)."""
+    try:
+        stats = json.loads((root / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    tests = stats.get("tests_by_mangled_function_name", {}).get(name.rpartition("__mutmut_")[0], [])
+    durations = stats.get("duration_by_test", {})
+    return sorted((str(test) for test in tests), key=lambda test: (durations.get(test, 0.0), test))
+
+
 def rerun_alone(root: Path, mutant: str, test: str) -> tuple[str, str]:
     """Run ``test`` alone in mutmut's ``mutants/`` copy with ``mutant`` active: ("deadline" | "failed" | "passed",
     what failed)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="guard-confirm-") as folder:
         killers = Path(folder) / "killers.tsv"
         env = dict(os.environ)

@@ -226,6 +226,13 @@ def markdown(mutmut: mutmut_layer.MutmutResult | None, catalogue: catalogue_runn
             out.append(f"Deadline kills that did not repeat alone (now survivors): {len(unconfirmed)}: "
                        + ", ".join(f"`{mutant.name}`" for mutant in unconfirmed) + ".")
             out.append("")
+        unrepeated = [mutant for mutant in mutmut.mutants if mutant.problem and mutmut_layer.UNREPEATED_KILL in mutant.problem]
+        if unrepeated:
+            out.append(f"Kills of listed equivalents that did not repeat when their test was re-run alone (a flaky test: "
+                       f"the mutants stay equivalent): {len(unrepeated)}: "
+                       + "; ".join(f"`{mutant.name}` ({(mutant.problem or '').split(mutmut_layer.EQUIVALENT_BECAUSE)[0]})"
+                                   for mutant in unrepeated) + ".")
+            out.append("")
         out.append(f"mutmut run: {'ok' if mutmut.run_ok else mutmut.run_message}; {mutmut.wall_seconds:.0f}s wall, "
                    f"{mutmut.tested_this_run} mutants tested this run, mutmut's rate {mutmut.mutmut_rate or '?'} mutations/s, "
                    f"{rate:.2f} mutants/s over all {len(mutmut.mutants)}.")

@@ -113,7 +113,8 @@ def test_two_stages_make_one_result_in_the_first_stages_order_with_equivalents_j
         ("3", KILLED, "tests/budget/test_a.py::test_b"), ("4", KILLED, "tests/core/test_far.py::test_c")]
     # A listed equivalent the nearby tests killed is a problem, as in one run; the other unit's entry is not judged.
     assert done.equivalent_problems == [
-        "listed equivalent is now killed: guard.budget.x_lane_of__mutmut_3 (`x` -> `y`); remove it from "
+        "listed equivalent is now killed by tests/budget/test_a.py::test_b: guard.budget.x_lane_of__mutmut_3 "
+        "(`x` -> `y`); remove it from "
         "mutations/equivalents.toml"]
     assert done.phases == {"stats (nearby tests)": 10.0, "mutants (nearby tests)": 1.0, "stats": 30.0, "mutants": 2.0}
     assert done.run_ok and done.wall_seconds == 43.0 and done.tested_this_run == 6
@@ -186,3 +187,34 @@ def test_stage_zero_kills_only_by_a_test_that_passes_without_the_mutant(tmp_path
     done = kill_near(copy, 1, _lane_of, [idle], tmp_path / "reports")
     assert done.run_ok and [m.status for m in done.mutants] == [SURVIVED] + [NOT_CHECKED] * (len(done.mutants) - 1)
     assert done.mutants[0].exit_code == 0 and done.mutants[0].killer is None and done.tested_this_run == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
+                    reason="runs mutants on a copy of its own, never the mutant (its guard/ would be mutmut's rewrite)")
+def test_a_listed_equivalents_kill_counts_only_when_its_test_fails_again_alone(tmp_path: Path) -> None:
+    """``recheck_equivalent_kills`` on mutmut's real mutants of ``lane_of`` in a copy: a kill by a test that fails
+    again with the mutant active stands (and the session's problem names that test); a kill recorded by a test
+    that passes when re-run alone (a flaky kill) leaves the mutant a survivor, so its listing holds, and the
+    unrepeated kill is named in the mutant's problem."""
+    from mutations.mutmut_layer import UNREPEATED_KILL, judge_equivalents, recheck_equivalent_kills
+
+    copy = scratch.make(ROOT, tmp_path)
+    near = ["tests/budget/test_budget_lookups.py", "tests/budget/test_budget_basics.py"]
+    done = kill_near(copy, 1, _lane_of, near, tmp_path / "reports")
+    assert done.run_ok and len(done.mutants) >= 2 and all(m.status == KILLED and m.killer for m in done.mutants)
+    real, flaky = done.mutants[0], done.mutants[1]
+    idle = "tests/budget/test_idle.py"
+    (copy / idle).write_text("import guard.budget\n\n\ndef test_idle() -> None:\n    assert guard.budget\n",
+                             encoding="utf-8")
+    (copy / "mutants" / idle).write_text((copy / idle).read_text(encoding="utf-8"), encoding="utf-8")
+    flaky.killer = f"{idle}::test_idle"
+    listed = [Equivalent(m.name, m.one_line, "claimed equivalent") for m in (real, flaky)]
+    recheck_equivalent_kills(copy, [real, flaky], listed)
+    assert real.status == KILLED and real.killer and real.killer.split("::")[0] in near
+    assert flaky.status == SURVIVED and flaky.killer is None
+    assert flaky.problem and UNREPEATED_KILL in flaky.problem and f"{idle}::test_idle" in flaky.problem
+    problems = judge_equivalents([real, flaky], listed)
+    assert flaky.status == EQUIVALENT
+    assert problems == [f"listed equivalent is now killed by {real.killer}, again when re-run alone: {real.name} "
+                        f"({real.one_line}); remove it from mutations/equivalents.toml"]
