@@ -172,7 +172,7 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
         records.append(record)
         state = record.state
     tool = other_tool(shape.tool) if call.binding == "other_tool" else shape.tool
-    executed = rewritten(shape.params) if call.binding == "rewritten" else shape.params
+    executed = rewritten(shape.params, call.index) if call.binding == "rewritten" else shape.params
     hooks = ("after", "persist") if call.order == AFTER else ("persist", "after")
     error = kind_error(call.kind)
     for hook in hooks:

@@ -575,6 +575,12 @@ COVERAGE_MINIMUMS = {
     "events carrying an error": 20,
     # A search's receipt carrying an error line: the classifier must read the receipt's text, not just its exit.
     "searches exiting 1 with an error line": 20,
+    # Its error line in the second of two text parts, and rewritten params whose list grew by one element with the
+    # same elements before it (issue 24): the parts must be read one per line, and deep equality must compare lengths.
+    # Bulk counts over seeds 1, 3, 7 and 200: 626 to 749, and 28 to 39 (rewrites come only in unscoped sequences, and
+    # a list only in inspection params): the second minimum is a third of its lowest.
+    "search errors in a second text part": 20,
+    "rewritten params with a list made longer": 9,
     # A kept record that passed under a receipt saying isError: the receipt's own word must still count.
     "kept records their receipt contradicts": 20,
     # A remedy written by its absolute path under the guard's configured root: the root must reach the check.

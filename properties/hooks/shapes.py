@@ -65,6 +65,11 @@ def exec_result(code: int, output: str = "", **details: Any) -> dict:
     return {"isError": False, "content": text(output), "details": {"status": "completed", "exitCode": code, **details}}
 
 
+def split_output(result: dict, *parts: str) -> dict:
+    """``result`` with its content as one text part per item of ``parts``."""
+    return {**result, "content": [part for value in parts for part in text(value)]}
+
+
 def ok(output: str = "done") -> dict:
     return {"content": text(output), "details": {"status": "completed"}}
 
@@ -232,7 +237,10 @@ def _base_shape(kind: str, index: int) -> Shape:
         "lying_lookup": ("exec", {"command": f"make {index}"}, exec_result(1, "", command="grep -n foo a.js")),
         # A search that exits 1 and says why: an error line is no "nothing found" (classifiers.md, seed 000), so
         # the classifier must be handed the receipt's text (issue 24: every other generated search printed nothing).
-        "lookup_error": ("exec", {"command": "grep -n foo a.js"}, exec_result(1, "grep: a.js: No such file or directory")),
+        # At odd call numbers the host hands its output as two text parts, nothing printed, then the error line: the
+        # classifier must read every part, one per line (a join that glued the parts would hide the error line).
+        "lookup_error": ("exec", {"command": "grep -n foo a.js"}, exec_result(1, "grep: a.js: No such file or directory")
+                         if index % 2 == 0 else split_output(exec_result(1), "", "grep: a.js: No such file or directory")),
         "fetch_fail": ("web_fetch", {"url": f"https://example.com/{index}"}, failure()),
         "describe_fail": ("tool_call", {"id": "tool_describe", "args": {"name": "x"}}, failure("Unknown tool id")),
         "search": ("tool_search", {"query": f"q{index}"}, ok()),
@@ -334,6 +342,29 @@ def other_tool(tool: str) -> str:
     return "read" if tool != "read" else "exec"
 
 
-def rewritten(params: Any) -> Any:
-    """Executed params that differ from the recorded ones (the host rewrote them)."""
+def rewritten(params: Any, index: int = 0) -> Any:
+    """Executed params that differ from the recorded ones (the host rewrote them): a key added, or, at odd call
+    numbers where the params hold a list, that list one element longer with the same elements before it (issue
+    24: deep equality must compare lengths, and a rewrite that only added keys never showed it)."""
+    if index % 2:
+        longer = _lengthened(params)
+        if longer is not None:
+            return longer
     return {**params, "rewritten": True} if isinstance(params, dict) else {"rewritten": True}
+
+
+def rewrite_lengthens(params: Any, index: int) -> bool:
+    """Whether ``rewritten(params, index)`` lengthens a list rather than adding a key."""
+    return index % 2 == 1 and _lengthened(params) is not None
+
+
+def _lengthened(value: Any) -> Any:
+    """``value`` with its first list (depth first) one element longer, its old elements kept; None if it has none."""
+    if isinstance(value, list):
+        return [*value, value[-1] if value else None]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            longer = _lengthened(item)
+            if longer is not None:
+                return {**value, key: longer}
+    return None

@@ -193,6 +193,40 @@ def test_h8_catches_a_search_classified_without_its_output() -> None:
     assert_caught("H8", sequence, lambda patch: patch.setattr(hooks, "result_text", lambda result: ""), at=0)
 
 
+@PROBED("H8")
+def test_h8_catches_text_parts_glued_together() -> None:
+    """Plants: ``result_text`` joins the content's text parts with a space instead of one part per line. Breaks: a
+    search that exits 1 and prints an error line is a failure (classifiers.md, seed 000) in whichever text part the
+    host put that line: at odd call numbers the generated search prints nothing, then its error line in a second
+    part, which the glued text hides behind a space (issue 24: every generated search used to have one part)."""
+
+    def planted(result: Any) -> str:
+        content = result.get("content") if isinstance(result, dict) else None
+        parts = content if isinstance(content, list) else []
+        return " ".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
+
+    assert len(call_shape("lookup_error", 1).live["content"]) == 2
+    assert_caught("H8", website(Call(1, "lookup_error")), lambda patch: patch.setattr(hooks, "result_text", planted), at=0)
+
+
+@PROBED("H2")
+def test_h2_catches_deep_equality_that_ignores_a_longer_list() -> None:
+    """Plants: ``same`` compares two lists only over their common length. Breaks: a receipt whose executed params
+    differ from the recorded ones is not its call's and earns nothing (hooks.md, H2; seeds 000/001): at odd call
+    numbers the host's rewrite appends one step to the inspection's steps, and the glued-on step would let the
+    fourth failure, an inspection that measured nothing, wait at the fuse."""
+
+    def planted(left: Any, right: Any) -> bool:
+        if isinstance(left, list) and isinstance(right, list):
+            return all(planted(a, b) for a, b in zip(left, right))
+        if isinstance(left, dict) and isinstance(right, dict):
+            return left.keys() == right.keys() and all(planted(left[key], right[key]) for key in left)
+        return type(left) is type(right) and bool(left == right)
+
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match", "rewritten", order=AFTER)]
+    assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "same", planted), at=3)
+
+
 @PROBED("H9")
 def test_h9_catches_a_capped_copy_classified_without_its_record() -> None:
     """Plants: a capped persisted copy is not recognised as capped. Breaks: without the tool's record a capped
