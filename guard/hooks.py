@@ -25,6 +25,9 @@ Choices where hooks.md and the seeds are silent (a safety guard's reading):
   exists, and (tool, ``UNRECORDED_PARAMS``) when the call was never recorded,
   so both hooks fingerprint a receipt the same way.
 * A second ``before_tool_call`` with a known call id keeps the first record.
+* A call whose id is no non-empty string is decided like any other but never
+  admitted as the remedy after a trip: its receipt cannot reach the budget
+  (budget.md ignores it), so its failure could not stop the run again.
 * No lane: this path models website and Playground tasks, where the host
   gives no progress lane (seed 001).
 * The router model: before the first project file (no binding yet), exec and
@@ -298,6 +301,10 @@ class ToolLoopGuard:
             return False
         # Seed 002: nested Tool Search children are never granted anything.
         if record.nested:
+            return False
+        # Seed 002: one failure after the remedy must stop the run again, but the budget ignores a receipt whose id
+        # is no non-empty string: admitted under such an id, a failing remedy would never be counted.
+        if not (isinstance(record.call_id, str) and record.call_id):
             return False
         # Seed 002: a call from another run or session is not this run's remedy.
         if record.run != self.run or record.session != self.session:

@@ -30,7 +30,14 @@ HOOK_PATH = [
     entry(
         "hooks-no-nested-check", "002", "a nested Tool Search child may be admitted as the remedy",
         HOOKS_PY, SUBJECT,
-        Edit("        if record.nested:\n            return False\n        # Seed 002: a call from another run", "        # Seed 002: a call from another run"), breaks=("H2", "H5"),
+        Edit("        if record.nested:\n            return False\n        # Seed 002: one failure after the remedy",
+             "        # Seed 002: one failure after the remedy"), breaks=("H2", "H5"),
+    ),
+    entry(
+        "hooks-no-usable-id-check", "002", "a remedy under a call id the budget ignores may be admitted",
+        HOOKS_PY, SUBJECT,
+        Edit("        if not (isinstance(record.call_id, str) and record.call_id):\n            return False\n", ""),
+        breaks=("H2", "H5"),
     ),
     entry(
         "hooks-no-routing-check", "002", "a remedy is admitted while Playground routing is not active",

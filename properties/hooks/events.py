@@ -62,7 +62,11 @@ class Call:
     record_id: str = "own"
 
     @property
-    def call_id(self) -> str:
+    def call_id(self) -> Any:
+        """The id the host calls every hook with: ``call-N``, a nested child's, or for ``unusable_id`` one that is no
+        non-empty string (in turn a list, which cannot even be a key, a number and the empty string)."""
+        if self.binding == "unusable_id":
+            return (["call", self.index], self.index, "")[self.index % 3]
         return f"{NESTED_PREFIX}{self.index}" if self.binding == "nested" else f"call-{self.index}"
 
     @property

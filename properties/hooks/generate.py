@@ -8,9 +8,10 @@ events rarely reach:
 
 * ``trip`` (Playground): four router-gated execs trip the fuse with a
   correctable refusal, then the first call after it: the remedy write
-  (admitted), or a bare-file write, a nested child, another run's write, a
-  remedy after the router went inactive, after two model calls (a forfeited
-  turn) or after an owner cancel (nothing admitted);
+  (admitted), or a bare-file write, a nested child, another run's write, the
+  remedy under a call id that is no non-empty string, a remedy after the
+  router went inactive, after two model calls (a forfeited turn) or after an
+  owner cancel (nothing admitted);
 * ``deferral`` (website): three failures, then an inspection failure that
   measured nothing (a charge waits), then mostly a passing inspection.
 
@@ -35,7 +36,7 @@ PLAYGROUND_WEIGHTED = BASE_KINDS + ("gate",) * 30 + ("remedy",) * 5 + ("bad_writ
 WEBSITE_WEIGHTED = BASE_KINDS + ("fetch_fail", "describe_fail", "exec_fail") * 3 + ("no_match", "ts_invalid", "incomplete", "passed", "ts_passed") * 2 + ("lookup", "lying_lookup", "lookup_error") * 2
 #: The first call after a Playground trip, by what it tests (seed 002).
 AFTER_TRIP = ("remedy", "remedy", "read_ahead", "bad_write", "nested_remedy", "other_run_remedy", "router_off", "forfeit", "cancel", "read",
-              "remedy_rooted", "remedy_rooted")
+              "remedy_rooted", "remedy_rooted", "unusable_id_remedy")
 #: Playground sequences whose guard is configured with ``WORKSPACE_ROOT`` (drawn last, so the events a seed
 #: draws do not depend on it): a rooted remedy is admitted exactly there (issue 24).
 ROOTED_CHANCE = 0.5
@@ -134,6 +135,9 @@ class Builder:
             self.call("remedy", "nested", order_pick=order_pick)
         elif then == "other_run_remedy":
             self.call("remedy", "other_run", order_pick=order_pick)
+        elif then == "unusable_id_remedy":
+            # The remedy under an id the budget ignores: admitted, its failure could never stop the run again.
+            self.call("remedy", "unusable_id", order_pick=order_pick)
         else:
             self.call(then, order_pick=order_pick)
         # One failure after an admission must stop the run again at once (seed 002).

@@ -301,7 +301,7 @@ class HookMonitor:
         fits = leaves_fitting_entry(event, shape)
         if event.record_id == "nested":
             return False
-        if event.record_id == "own" and event.binding != "no_before":
+        if event.record_id == "own" and event.binding not in ("no_before", "unusable_id"):
             return fits
         if uncounted:
             return None
@@ -360,6 +360,10 @@ class HookMonitor:
         elif isinstance(event, Call):
             if event.binding == "nested":
                 coverage["nested-child receipts"] += 1
+            elif event.binding == "unusable_id" and any(r.counted for r in records):
+                coverage["receipts under an unusable call id"] += 1
+                if event.kind == "remedy" and begin.terminal and begin.correction is not None:
+                    coverage["remedies under an unusable call id after a trip"] += 1
             shape = cast(Shape, step.shape)  # a call's step always has its shape
             refused = any(r.decision is not None and r.decision.block for r in records)
             kept = any(r.hook == "record_tool_result" and r.returned is True for r in records)
@@ -430,7 +434,7 @@ ODD_COVERAGE = {
 
 #: Bindings whose before_tool_call leaves no pending entry a record can fit: none made, a nested child's, or
 #: another run's or session's.
-NO_FITTING_ENTRY = frozenset({"no_before", "nested", "other_run", "other_session"})
+NO_FITTING_ENTRY = frozenset({"no_before", "nested", "other_run", "other_session", "unusable_id"})
 
 
 def leaves_fitting_entry(call: Call, shape: Shape) -> bool:

@@ -177,9 +177,13 @@ CALL_KINDS = BASE_KINDS + MOTIF_KINDS + tuple(
     for error in (False, True) if (tool, wrapped, own, error) != (None, False, False, False)
 )
 #: How a receipt relates to its pending call (hooks.md "Binding"); weighted toward bound receipts.
-BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten")
-#: The bindings under which a receipt is its call's: bound, or rewritten params seen only by the persist hook.
-UNBOUND_BINDINGS = frozenset({"nested", "other_run", "other_session", "no_before", "other_tool"})
+#: ``unusable_id`` (issue 24): the call's own id is no non-empty string (``events.Call.call_id``), which budget.md
+#: ignores, so nothing may bind to it.
+BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten",
+                             "unusable_id")
+#: The bindings under which a receipt is not its call's (every other: bound, or rewritten params seen only by the
+#: persist hook).
+UNBOUND_BINDINGS = frozenset({"nested", "other_run", "other_session", "no_before", "other_tool", "unusable_id"})
 
 
 @functools.lru_cache(maxsize=8192)

@@ -450,3 +450,29 @@ def test_h3_catches_a_budget_that_skips_a_successs_fingerprint() -> None:
     is the reference fed the same receipts, memories included (budget.md), which H3 now compares."""
     events = [Call(0, "read")] + [Call(number, "fetch_fail") for number in range(1, 5)]  # then the run stops
     assert_caught("H3", website(*events), lambda patch: _budget_default(patch, "pending"), at=0)
+
+
+def _hand_the_budget(patch: pytest.MonkeyPatch, which: str) -> None:
+    """Plants: every receipt the hooks count reaches the budget with ``which`` (its tool or its params) None, as
+    the hooks would hand it over: the spy budget every hook driver gives the guard (``deliver.SpyBudget``) is
+    wrapped, so what it logs as received is what the guard handed it, as under mutmut's ``_count`` mutants."""
+    from properties.hooks.deliver import SpyBudget
+
+    original = SpyBudget.observe_result
+
+    def planted(self: SpyBudget, call_id: Any, tool: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
+        return original(self, call_id, None if which == "tool" else tool, None if which == "params" else params,
+                        *args, **kwargs)
+
+    patch.setattr(SpyBudget, "observe_result", planted)
+
+
+@PROBED("H3")
+@pytest.mark.parametrize("which", ["tool", "params"])
+def test_h3_catches_a_hook_path_that_hands_its_budget_another_tool_or_params(which: str) -> None:
+    """Plants: the hooks hand the budget no tool, or no params, for every receipt (mutmut's ``_count`` 24 and 25).
+    Breaks: a success is fingerprinted by the tool and params the call was recorded with (guard/hooks.py's
+    documented choice, which H3's oracle is fed: hooks.md is silent), so the first success's fingerprint is
+    not the reference's."""
+    events = [Call(0, "read")] + [Call(number, "fetch_fail") for number in range(1, 5)]
+    assert_caught("H3", website(*events), lambda patch: _hand_the_budget(patch, which=which), at=0)

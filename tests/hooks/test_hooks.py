@@ -255,6 +255,11 @@ NOT_REMEDIES = {
     "mkdir": ("exec", {"command": "mkdir -p Playground/photo-renamer"}, "c7"),
     "read": ("read", {"path": REMEDY_PATH}, "c7"),
     "nested child": ("write", remedy(), "tool_search_code:c7"),
+    # The remedy under an id the budget ignores (no non-empty string): admitted, its failure could never stop the
+    # run again (guard/hooks.py's documented choice; hooks.md is silent).
+    "unusable id: a list": ("write", remedy(), ["c7"]),
+    "unusable id: a number": ("write", remedy(), 7),
+    "unusable id: empty": ("write", remedy(), ""),
     "wrapped read": ("tool_call", {"id": "openclaw:core:read", "args": {"path": REMEDY_PATH}}, "c7"),
 }
 
