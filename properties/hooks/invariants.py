@@ -138,6 +138,9 @@ class HookStep:
     fuse: int = 4
     #: H3's reference budget's memories after this step (seen call ids, success fingerprints), while H3's oracle runs.
     reference_memories: "tuple | None" = None
+    #: The run's rounds-without-progress limit (the sequence's scaled limit, else budget.md's 8): H5 tells a model call
+    #: that passes it, which clears a pending correction, from one that forfeits nothing.
+    round_cap: int = 8
 
     @property
     def call(self) -> "Call | None":
@@ -313,7 +316,10 @@ def h5_admission_exact(step: HookStep) -> Outcome:
 def forfeit_problem(step: HookStep) -> Outcome:
     """H5 at a model call: a correction pending since the trip is spent by the second model call without a tool
     boundary (hooks.md: "a forfeited answer turn (two model calls without a tool boundary) ... admits nothing"),
-    never by the first, so that the remedy after one model call (the model's answer turn) is still admitted.
+    never by the first, so that the remedy after one model call (the model's answer turn) is still admitted;
+    except that a model call passing the rounds cap spends it whichever it is (budget.md ``begin_model_round``:
+    "when it makes the run terminal it also clears correction", read as applying to a run the trip already
+    stopped, since hooks.md is silent on the pair: the cap is never deferred).
 
     Judged from the harness's own count of model calls since the run stopped, never from the guard's: an
     expectation read off production's pending correction would follow a guard that forfeits too soon."""
@@ -323,6 +329,13 @@ def forfeit_problem(step: HookStep) -> Outcome:
         return False, None
     calls = step.model_calls_since_trip + 1
     spent = records[-1].state.budget.correction is None
+    if before.budget.rounds + 1 > step.round_cap:
+        # budget.md: a model round past the rounds cap makes the run terminal and clears the correction, first model
+        # call or not: a remedy admitted then would run past a cap the earlier budget stops at (and its success would
+        # reset the rounds). The rounds are production's, which H3 holds to the reference's while no allowance applied.
+        if not spent:
+            return True, f"model round {before.budget.rounds + 1} passed the cap of {step.round_cap}, yet the correction still pends"
+        return True, None
     if calls < 2 and spent:
         return True, "the first model call since the trip spent the pending correction (only a second one forfeits the turn)"
     if calls >= 2 and not spent:

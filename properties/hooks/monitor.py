@@ -78,6 +78,8 @@ class HookMonitor:
     root: "str | None" = None
     #: The run's consecutive-failure fuse (``start`` reads it off the sequence's limits).
     fuse: int = 4
+    #: The run's rounds-without-progress limit (``start`` reads it off the sequence's limits; H5 reads it).
+    round_cap: int = 8
     #: An earlier inspection call of this run may still be pending uncounted, so a record under an id no call
     #: has could fit it: which call keeps such a record is then not judged (``HookStep.record_kept``).
     uncounted_inspections: dict[str, bool] = attrs.field(factory=dict)
@@ -129,6 +131,8 @@ class HookMonitor:
         self.root = sequence.root
         # budget.md's fuse of 4, unless the sequence scales it down (H2 reads it).
         self.fuse = dict(sequence.limits).get("consecutive_failures", 4)
+        # budget.md's 8 rounds without progress, unless the sequence scales it down (H5 reads it).
+        self.round_cap = dict(sequence.limits).get("rounds_without_progress", 8)
         self.uncounted_inspections = {"G": False, "M": False}
         self.tally.traces += 1
 
@@ -272,6 +276,7 @@ class HookMonitor:
             {name: self.record_expected(event, hooks, self.uncounted_inspections[name]) for name, hooks in records.items()},
             router, guards["G"].routing, self.model_calls_since_trip, self.fuse,
             budget_memories(self.earlier.budget) if earlier is not None and self.earlier is not None else None,
+            self.round_cap,
         )
         tally = self.tally
         if self._judge is None or self._judge.invariants != self.invariants:

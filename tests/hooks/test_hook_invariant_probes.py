@@ -476,3 +476,21 @@ def test_h3_catches_a_hook_path_that_hands_its_budget_another_tool_or_params(whi
     not the reference's."""
     events = [Call(0, "read")] + [Call(number, "fetch_fail") for number in range(1, 5)]
     assert_caught("H3", website(*events), lambda patch: _hand_the_budget(patch, which=which), at=0)
+
+
+def test_h5_lets_a_model_call_past_the_rounds_cap_spend_the_correction() -> None:
+    """Found by the bulk driver (seed 20261130 under ``--mutants``, shrunk to 13 steps) once issue 24's new
+    dimensions moved its draws: seven model calls, three gates, the eighth model call, the fourth gate trips the
+    fuse with a correctable refusal, then a ninth model call. That round passes the cap of 8 (budget.md: the 9th
+    stops, and ``begin_model_round`` clears the correction), so the correction is spent by the first model call
+    since the trip; H5 used to count only model calls and called the guard wrong. The cap is never deferred."""
+    events = ([ModelCall()] * 7 + [Call(index, "gate") for index in (1, 2, 3)] + [ModelCall(), Call(4, "gate"), ModelCall()])
+    sequence = HookSequence(playground=True, events=tuple(events))
+    found, tally = judge("H5", sequence)
+    assert found == [] and tally.exercised["H5"] > 0
+    # One model call fewer before the trip: the round after it is the 8th, within the cap, and the correction pends.
+    monitor = HookMonitor(Tally(), (BY_ID["H5"],))
+    monitor.start(sequence)
+    for event in events[1:]:
+        assert monitor.step(event) == []
+    assert monitor.guards["G"].budget.correction is not None
