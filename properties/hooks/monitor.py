@@ -18,7 +18,7 @@ from guard.inspection import INSPECTION_TOOL
 from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
 from properties.hooks.spec_playground import names_a_read, write_binds_new_project, written_path
 from properties.hooks.spec_router import GATED_TOOLS, PROJECT_PATH, READ_TOOLS, RouterExpectation, called_tool, expect_router
-from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts, rewrite_lengthens
+from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts, rewrite_form
 from properties.judge import Judge
 from properties.subject import Partings
 from guard.finalization import PENDING
@@ -393,9 +393,10 @@ class HookMonitor:
                 live = shape.live.get("content") if isinstance(shape.live, dict) else None
                 if isinstance(live, list) and len(live) > 1:
                     coverage["search errors in a second text part"] += 1
-            if (event.binding == "rewritten" and rewrite_lengthens(shape.params, event.index)
-                    and any(r.hook == "after_tool_call" and r.counted for r in records)):
-                coverage["rewritten params with a list made longer"] += 1
+            if event.binding == "rewritten" and any(r.hook == "after_tool_call" and r.counted for r in records):
+                form = rewrite_form(shape.params, event.index)
+                if form != "key":
+                    coverage[f"rewritten params with a list made {form if form == 'longer' else 'a tuple'}"] += 1
             if counted and base in ODD_COVERAGE:
                 coverage[ODD_COVERAGE[base]] += 1
             if counted and base == "passed_error_receipt" and shape.record is not shape.live and kept:

@@ -180,7 +180,7 @@ CALL_KINDS = BASE_KINDS + MOTIF_KINDS + tuple(
 #: ``unusable_id`` (issue 24): the call's own id is no non-empty string (``events.Call.call_id``), which budget.md
 #: ignores, so nothing may bind to it.
 BINDINGS = ("bound",) * 8 + ("nested", "other_run", "other_session", "no_before", "other_tool", "rewritten",
-                             "unusable_id")
+                             "rewritten", "unusable_id")
 #: The bindings under which a receipt is not its call's (every other: bound, or rewritten params seen only by the
 #: persist hook).
 UNBOUND_BINDINGS = frozenset({"nested", "other_run", "other_session", "no_before", "other_tool", "unusable_id"})
@@ -347,28 +347,30 @@ def other_tool(tool: str) -> str:
 
 
 def rewritten(params: Any, index: int = 0) -> Any:
-    """Executed params that differ from the recorded ones (the host rewrote them): a key added, or, at odd call
-    numbers where the params hold a list, that list one element longer with the same elements before it (issue
-    24: deep equality must compare lengths, and a rewrite that only added keys never showed it)."""
-    if index % 2:
-        longer = _lengthened(params)
-        if longer is not None:
-            return longer
+    """Executed params that differ from the recorded ones (the host rewrote them): a key added, or, where the
+    params hold a list, that list one element longer with the same elements before it (call numbers 1 mod 4) or
+    the same elements as a tuple (3 mod 4). Issue 24: deep equality must compare lengths and types, and a rewrite
+    that only added keys showed neither."""
+    form = rewrite_form(params, index)
+    if form != "key":
+        return _first_list_changed(params, form)
     return {**params, "rewritten": True} if isinstance(params, dict) else {"rewritten": True}
 
 
-def rewrite_lengthens(params: Any, index: int) -> bool:
-    """Whether ``rewritten(params, index)`` lengthens a list rather than adding a key."""
-    return index % 2 == 1 and _lengthened(params) is not None
+def rewrite_form(params: Any, index: int) -> str:
+    """How ``rewritten(params, index)`` differs from ``params``: ``longer``, ``tuple`` or ``key``."""
+    if index % 2 == 0 or _first_list_changed(params, "longer") is None:
+        return "key"
+    return "longer" if index % 4 == 1 else "tuple"
 
 
-def _lengthened(value: Any) -> Any:
-    """``value`` with its first list (depth first) one element longer, its old elements kept; None if it has none."""
+def _first_list_changed(value: Any, form: str) -> Any:
+    """``value`` with its first list (depth first) one element longer or made a tuple; None if it has none."""
     if isinstance(value, list):
-        return [*value, value[-1] if value else None]
+        return [*value, value[-1] if value else None] if form == "longer" else tuple(value)
     if isinstance(value, dict):
         for key, item in value.items():
-            longer = _lengthened(item)
-            if longer is not None:
-                return {**value, key: longer}
+            changed = _first_list_changed(item, form)
+            if changed is not None:
+                return {**value, key: changed}
     return None

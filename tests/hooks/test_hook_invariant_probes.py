@@ -223,6 +223,24 @@ def test_h2_catches_deep_equality_that_ignores_a_longer_list() -> None:
             return left.keys() == right.keys() and all(planted(left[key], right[key]) for key in left)
         return type(left) is type(right) and bool(left == right)
 
+    # Call number 5 (1 mod 4): the rewrite appends a step (``shapes.rewritten``).
+    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(5, "no_match", "rewritten", order=AFTER)]
+    assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "same", planted), at=3)
+
+
+@PROBED("H2")
+def test_h2_catches_deep_equality_that_ignores_types() -> None:
+    """Plants: ``same`` takes a list and a tuple with equal elements for the same value. Breaks: as above (hooks.md
+    H2): at call numbers 3 mod 4 the host's rewrite hands the inspection's steps back as a tuple, and a deep
+    equality blind to types would let the fourth failure wait at the fuse."""
+
+    def planted(left: Any, right: Any) -> bool:
+        if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+            return len(left) == len(right) and all(planted(a, b) for a, b in zip(left, right))
+        if isinstance(left, dict) and isinstance(right, dict):
+            return left.keys() == right.keys() and all(planted(left[key], right[key]) for key in left)
+        return type(left) is type(right) and bool(left == right)
+
     events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match", "rewritten", order=AFTER)]
     assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "same", planted), at=3)
 
