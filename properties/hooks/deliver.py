@@ -9,6 +9,7 @@ decision or persisted copy it returned, the receipts it counted.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, cast
 
 import attrs
@@ -19,7 +20,9 @@ from guard.limits import Limits
 from guard.playground import RoutingState
 from properties.budget.state import Snap, memories as budget_memories, snap_production
 from properties.hooks.events import AFTER, Call, Cancel, HookEvent, HookSequence, ModelCall, RouterOff
-from properties.hooks.shapes import RUN, SESSION, Shape, blocked, call_shape, kind_error, kind_parts, other_tool, rewritten
+from properties.hooks.shapes import (
+    RUN, SESSION, Shape, blocked, call_shape, host_edits, kind_error, kind_parts, other_tool, rewritten, scribble,
+)
 
 
 @attrs.define(slots=False, eq=False)
@@ -155,8 +158,13 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
     if not call.capped:
         persisted = live
     decision = Decision()
+    # The host's own copies, edited after each hook returned (``host_edits``): the guard must have kept its own.
+    edits = host_edits(call.index)
+    params = copy.deepcopy(shape.params) if edits else shape.params
     if call.binding != "no_before":
-        record = _run_hook(guard, "before_tool_call", lambda: guard.before_tool_call(run, session, call_id, shape.tool, shape.params), state)
+        record = _run_hook(guard, "before_tool_call", lambda: guard.before_tool_call(run, session, call_id, shape.tool, params), state)
+        if edits:
+            scribble(params)
         records.append(record)
         state = record.state
         decision = cast(Decision, record.decision)  # a before_tool_call record always holds its decision
@@ -167,8 +175,11 @@ def deliver_call(guard: ToolLoopGuard, call: Call, shape: Shape, state: GuardSta
     if shape.record is not None and call.record and not decision.block:
         # A refused call ran nothing, so its tool recorded nothing either (whatever receipt the host sends).
         recorded_under = call.recorded_under
+        kept = copy.deepcopy(shape.record) if edits else shape.record
         record = _run_hook(guard, "record_tool_result",
-                           lambda: guard.record_tool_result(recorded_under, shape.args, shape.record), state)
+                           lambda: guard.record_tool_result(recorded_under, shape.args, kept), state)
+        if edits:
+            scribble(kept)
         records.append(record)
         state = record.state
     tool = other_tool(shape.tool) if call.binding == "other_tool" else shape.tool

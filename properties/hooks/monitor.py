@@ -18,7 +18,7 @@ from guard.inspection import INSPECTION_TOOL
 from properties.hooks.invariants import BY_ID, CATALOGUE, HookStep, event_in_h1_scope, inspection_shaped
 from properties.hooks.spec_playground import names_a_read, write_binds_new_project, written_path
 from properties.hooks.spec_router import GATED_TOOLS, PROJECT_PATH, READ_TOOLS, RouterExpectation, called_tool, expect_router
-from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, kind_error, kind_parts, rewrite_form
+from properties.hooks.shapes import STOP_HEAD, Shape, call_shape, host_edits, kind_error, kind_parts, nested_containers, rewrite_form
 from properties.judge import Judge
 from properties.subject import Partings
 from guard.finalization import PENDING
@@ -393,6 +393,10 @@ class HookMonitor:
                 live = shape.live.get("content") if isinstance(shape.live, dict) else None
                 if isinstance(live, list) and len(live) > 1:
                     coverage["search errors in a second text part"] += 1
+            if host_edits(event.index) and counted and event.binding != "no_before" and nested_containers(shape.params):
+                coverage["params the host emptied after handing them over"] += 1
+            if host_edits(event.index) and kept and nested_containers(shape.record):
+                coverage["records the host emptied after handing them over"] += 1
             if event.binding == "rewritten" and any(r.hook == "after_tool_call" and r.counted for r in records):
                 form = rewrite_form(shape.params, event.index)
                 if form != "key":

@@ -357,6 +357,26 @@ def rewritten(params: Any, index: int = 0) -> Any:
     return {**params, "rewritten": True} if isinstance(params, dict) else {"rewritten": True}
 
 
+def host_edits(index: int) -> bool:
+    """Whether the host edits, right after each hook returned, the params and the record it handed over (call
+    numbers 2 mod 5; issue 24). A host may reuse its objects: hooks.md does not forbid it, and guard/hooks.py keeps
+    deep copies for that reason. Deterministic in the call number, so no draw of a sequence depends on it."""
+    return index % 5 == 2
+
+
+def nested_containers(value: Any) -> list:
+    """The non-empty lists and objects nested one level inside ``value``."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [item for item in items if isinstance(item, (dict, list)) and item]
+
+
+def scribble(value: Any) -> None:
+    """Empty, in place, every list and object nested one level inside ``value`` (what a host reusing its buffers
+    would leave behind). ``value`` must be the host's own copy, never a shape's."""
+    for item in nested_containers(value):
+        item.clear()
+
+
 def rewrite_form(params: Any, index: int) -> str:
     """How ``rewritten(params, index)`` differs from ``params``: ``longer``, ``tuple`` or ``key``."""
     if index % 2 == 0 or _first_list_changed(params, "longer") is None:

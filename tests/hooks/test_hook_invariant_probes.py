@@ -512,3 +512,31 @@ def test_h5_lets_a_model_call_past_the_rounds_cap_spend_the_correction() -> None
     for event in events[1:]:
         assert monitor.step(event) == []
     assert monitor.guards["G"].budget.correction is not None
+
+
+def _shallow_copies(patch: pytest.MonkeyPatch) -> None:
+    """Plants: the guard keeps shallow copies of what the host handed it (``copy.deepcopy`` read as ``copy.copy``
+    in ``guard.hooks`` alone, never in the harness, whose host copies must stay its own)."""
+    import copy
+    import types
+
+    patch.setattr(hooks, "copy", types.SimpleNamespace(deepcopy=copy.copy, copy=copy.copy))
+
+
+@PROBED("H3")
+def test_h3_catches_params_kept_as_a_shallow_copy() -> None:
+    """Plants: ``before_tool_call`` keeps a shallow copy of the params (mutmut's ``_record`` 3). Breaks: at call
+    numbers 2 mod 5 the host empties the lists inside the params it handed over once the hook returned
+    (``shapes.host_edits``); a success is fingerprinted by the params the call was made with (H3's oracle), so the
+    guard's fingerprint of an emptied copy is not the reference's."""
+    assert call_shape("passed", 2).params["steps"]
+    events = [Call(2, "passed")] + [Call(number, "fetch_fail") for number in range(3, 7)]  # then the run stops
+    assert_caught("H3", website(*events), _shallow_copies, at=0)
+
+
+@PROBED("H11")
+def test_h11_catches_a_record_kept_as_a_shallow_copy() -> None:
+    """Plants: ``record_tool_result`` keeps a shallow copy of the tool's record (mutmut's ``record_tool_result``
+    10). Breaks: the host empties the record's details once the hook returned (call numbers 2 mod 5), and the kept
+    record of an inspection that measured nothing must still read correctable (classifiers.md, seed 001)."""
+    assert_caught("H11", website(Call(2, "no_match", order=PERSIST)), _shallow_copies, at=0)
