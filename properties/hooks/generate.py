@@ -137,7 +137,7 @@ class Builder:
         elif then == "other_run_remedy":
             self.call("remedy", "other_run", order_pick=order_pick)
         elif then == "unusable_id_remedy":
-            # The remedy under an id the budget ignores: admitted, its failure could never stop the run again.
+            # The remedy under an id the budget ignores: never admitted, since its failure could not stop the run again.
             self.call("remedy", "unusable_id", order_pick=order_pick)
         else:
             self.call(then, order_pick=order_pick)

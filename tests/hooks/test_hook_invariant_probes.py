@@ -209,23 +209,33 @@ def test_h8_catches_text_parts_glued_together() -> None:
     assert_caught("H8", website(Call(1, "lookup_error")), lambda patch: patch.setattr(hooks, "result_text", planted), at=0)
 
 
-@PROBED("H2")
-def test_h2_catches_deep_equality_that_ignores_a_longer_list() -> None:
-    """Plants: ``same`` compares two lists only over their common length. Breaks: a receipt whose executed params
-    differ from the recorded ones is not its call's and earns nothing (hooks.md, H2; seeds 000/001): at odd call
-    numbers the host's rewrite appends one step to the inspection's steps, and the glued-on step would let the
-    fourth failure, an inspection that measured nothing, wait at the fuse."""
+def _careless_same(sequences: tuple[type, ...], lengths: bool) -> Callable[[Any, Any], bool]:
+    """A planted ``same``: deep equality that takes any two of ``sequences`` alike and compares their lengths only
+    when ``lengths`` is set (objects and other values as the real one does)."""
 
     def planted(left: Any, right: Any) -> bool:
-        if isinstance(left, list) and isinstance(right, list):
-            return all(planted(a, b) for a, b in zip(left, right))
+        if isinstance(left, sequences) and isinstance(right, sequences):
+            return (not lengths or len(left) == len(right)) and all(planted(a, b) for a, b in zip(left, right))
         if isinstance(left, dict) and isinstance(right, dict):
             return left.keys() == right.keys() and all(planted(left[key], right[key]) for key in left)
         return type(left) is type(right) and bool(left == right)
 
-    # Call number 5 (1 mod 4): the rewrite appends a step (``shapes.rewritten``).
-    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(5, "no_match", "rewritten", order=AFTER)]
-    assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "same", planted), at=3)
+    return planted
+
+
+def _rewritten_inspection_at_the_fuse(number: int) -> HookSequence:
+    """Three failures, then an inspection that measured nothing, its params rewritten by the host (call ``number``)."""
+    return website(*[Call(index, "fetch_fail") for index in range(3)], Call(number, "no_match", "rewritten", order=AFTER))
+
+
+@PROBED("H2")
+def test_h2_catches_deep_equality_that_ignores_a_longer_list() -> None:
+    """Plants: ``same`` compares two lists only over their common length. Breaks: a receipt whose executed params
+    differ from the recorded ones is not its call's and earns nothing (hooks.md, H2; seeds 000/001): at call
+    numbers 1 mod 4 the host's rewrite appends one step to the inspection's steps, and the glued-on step would let
+    the fourth failure, an inspection that measured nothing, wait at the fuse."""
+    planted = _careless_same((list,), lengths=False)
+    assert_caught("H2", _rewritten_inspection_at_the_fuse(5), lambda patch: patch.setattr(hooks, "same", planted), at=3)
 
 
 @PROBED("H2")
@@ -233,16 +243,8 @@ def test_h2_catches_deep_equality_that_ignores_types() -> None:
     """Plants: ``same`` takes a list and a tuple with equal elements for the same value. Breaks: as above (hooks.md
     H2): at call numbers 3 mod 4 the host's rewrite hands the inspection's steps back as a tuple, and a deep
     equality blind to types would let the fourth failure wait at the fuse."""
-
-    def planted(left: Any, right: Any) -> bool:
-        if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
-            return len(left) == len(right) and all(planted(a, b) for a, b in zip(left, right))
-        if isinstance(left, dict) and isinstance(right, dict):
-            return left.keys() == right.keys() and all(planted(left[key], right[key]) for key in left)
-        return type(left) is type(right) and bool(left == right)
-
-    events = [Call(number, "fetch_fail") for number in range(3)] + [Call(3, "no_match", "rewritten", order=AFTER)]
-    assert_caught("H2", website(*events), lambda patch: patch.setattr(hooks, "same", planted), at=3)
+    planted = _careless_same((list, tuple), lengths=True)
+    assert_caught("H2", _rewritten_inspection_at_the_fuse(3), lambda patch: patch.setattr(hooks, "same", planted), at=3)
 
 
 @PROBED("H9")
