@@ -20,6 +20,11 @@ Choices where the seed and spec are silent (reviewed as a safety guard would be)
 * With no kept evidence the controller reports insufficient evidence without
   calling the model; so does a synthesis whose reply has no answer.
 * A synthesis that fails (raises, or misses the deadline) is not retried.
+* The outcome reports how each tool result read was classified (``results``,
+  in reading order) and whether the evidence cap cut any of it
+  (``evidence_capped``): navigation.md asks that empty content, native
+  retrieval counters and zero-token manifests be told apart, and a reviewer
+  (and the verdict) can only see that they were if the outcome says so.
 """
 
 from __future__ import annotations
@@ -58,6 +63,11 @@ class Outcome:
     dropped_citations: tuple[str, ...] = ()
     insufficient: bool = False
     reserve: int = 0
+    #: Each tool result read, in reading order: (message id, class, detail), the detail telling apart what the
+    #: class lumps together (empty content, a zero-token counter, a zero-token manifest).
+    results: tuple[tuple[str, str, str], ...] = ()
+    #: Whether the evidence cap cut a progress result (in part or whole).
+    evidence_capped: bool = False
 
     def outward(self) -> tuple[Any, ...]:
         """The fields the caller sees, as the reference returns them."""
@@ -150,7 +160,8 @@ def _child_reply(request: Request, ports: Ports, child: Any, observer: Observer,
             pass
     parsed = parse_reply(last)
     common: dict[str, Any] = dict(finished_at=ports.clock.now(), tool_calls=observer.tool_calls, no_progress=observer.streak,
-                  evidence_chars=observer.evidence_chars, reserve=reserve)
+                  evidence_chars=observer.evidence_chars, reserve=reserve, results=tuple(observer.results),
+                  evidence_capped=observer.evidence_capped)
     if parsed is None:
         return Outcome(None, True, "no answer", (), **common)
     answer, truncated, citations = parsed
@@ -165,7 +176,8 @@ def _finish(request: Request, ports: Ports, child: Any, observer: Observer, stop
             insufficient: bool = False) -> Outcome:
         # Seed 003: every synthesized or partial result is truncated: true (else partial coverage looks complete).
         return Outcome(answer, True, error, citations, clock.now(), stop, observer.tool_calls, observer.streak,
-                       observer.evidence_chars, dropped, insufficient, reserve)
+                       observer.evidence_chars, dropped, insufficient, reserve, tuple(observer.results),
+                       observer.evidence_capped)
 
     # Seed 003: await deletion and revocation before the answer (else a live child races the synthesis).
     try:

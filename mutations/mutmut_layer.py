@@ -386,6 +386,18 @@ def _wordy(text: str) -> bool:
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
+def one_line(diff: str) -> str:
+    """`old` -> `new`: the lines a mutant's diff changes, whitespace squeezed onto one line.
+
+    How ``equivalents.toml`` and ``verdict_unreached.toml`` record a mutant's change beside its name: mutmut numbers
+    a function's mutants in order, so an edit to the function renumbers them, and only the change itself tells a
+    listed mutant from the one that took its number."""
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    old, new = " ".join("\n".join(removed).split()), " ".join("\n".join(added).split())
+    return f"`{old}` -> `{new or '(removed)'}`"
+
+
 def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int] | None, orig_code: str) -> None:
     """Fill the one-line diff, the replacement and the location of ``mutant`` in the original file."""
     removed: list[tuple[int, str]] = []
@@ -405,9 +417,8 @@ def _describe(mutant: Mutant, source_lines: list[str], function: tuple[int, int]
             added.append(line[1:])
         elif line.startswith(" "):
             old_line += 1
-    old_text = "\n".join(text for _, text in removed)
+    mutant.one_line = one_line(mutant.diff)
     new_text = "\n".join(added)
-    mutant.one_line = f"`{' '.join(old_text.split())}` -> `{' '.join(new_text.split()) or '(removed)'}`"
     if function is None or not removed:
         mutant.line = mutant.end_line = function[0] if function else 1
         mutant.replacement = new_text.strip()

@@ -65,6 +65,8 @@ from typing import Any, Iterable
 
 import attrs
 
+from mutations.mutmut_layer import one_line
+
 DEFAULT_SAMPLE = 300
 MODULE_FLOOR = 12
 #: Seconds one verdict (or one unit-test run) may take on one mutant before it is a ``timeout``.
@@ -240,11 +242,32 @@ def diff_of(root: Path, name: str, module: str) -> str:
         os.chdir(previous)
 
 
-def one_line(diff: str) -> str:
-    """``old`` -> ``new``, the changed lines of a diff squeezed onto one line."""
-    removed = " ".join(line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
-    added = " ".join(line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
-    return f"`{removed}` -> `{added or '(removed)'}`"
+@attrs.frozen
+class Unreached:
+    """One entry of ``UNREACHED_FILE``: a mutant left to the unit tests, its change, and why."""
+
+    name: str
+    #: The mutant's change as ``mutmut_layer.one_line`` writes it: an edit to the function renumbers its mutants,
+    #: and an entry whose number now names another change must not excuse that one.
+    diff: str
+    reason: str
+
+
+def check_equivalents(root: Path, entries: Iterable[Any], every: dict[str, list[str]]) -> None:
+    """Each listed equivalent of the modules judged still names the change it was listed for.
+
+    The mutmut layer checks the same before it trusts the list; the verdict alone leaves the listed equivalents
+    out of its counts, so a renumbered entry would silently drop a real mutant from the denominator."""
+    for entry in entries:
+        module = module_of(entry.name)
+        if module not in every:
+            continue
+        if entry.name not in every[module]:
+            raise VerdictAloneError(f"mutations/equivalents.toml: {entry.name}: no such mutant in {module} any more")
+        now = one_line(diff_of(root, entry.name, module))
+        if now != entry.diff:
+            raise VerdictAloneError(f"mutations/equivalents.toml: {entry.name}: diff: listed {entry.diff}, the mutant "
+                                    f"is now {now} (mutmut renumbers a function's mutants when it is edited)")
 
 
 @attrs.frozen
@@ -376,8 +399,10 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
     code, output = mutmut_layer.generate(root, jobs)
     if code != 0:
         raise VerdictAloneError(f"mutmut could not generate the mutants: {output.strip().splitlines()[-1:]}")
-    listed = {entry.name for entry in equivalents.load()}
+    entries = equivalents.load()
+    listed = {entry.name for entry in entries}
     every = select_modules(listed_mutants(root), modules)
+    check_equivalents(root, entries, every)
     by_module = {module: [n for n in names if n not in listed] for module, names in every.items()}
     total = sum(len(names) for names in by_module.values())
     names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
@@ -453,7 +478,13 @@ def table(result: Run, before: dict[str, Any], group: str) -> list[str]:
     return lines
 
 
-def markdown(result: Run, before: dict[str, Any], unreached: dict[str, str]) -> str:
+def listed_unreached(judged: Judgement, unreached: dict[str, Unreached]) -> "Unreached | None":
+    """The entry excusing this survivor, if one names it with its current change."""
+    entry = unreached.get(judged.name)
+    return entry if entry is not None and entry.diff == one_line(judged.diff) else None
+
+
+def markdown(result: Run, before: dict[str, Any], unreached: dict[str, Unreached]) -> str:
     scope = f"a seeded sample of {len(result.judged)} (seed {result.seed}, stratified by module)" if result.sample else "every mutant"
     lines = [
         "# The verdict alone: mutmut's mutants of guard/ judged by `python -m properties --mutants` only",
@@ -470,10 +501,12 @@ def markdown(result: Run, before: dict[str, Any], unreached: dict[str, str]) -> 
     if not survivors:
         lines.append("none")
     for judged in survivors:
-        note = unreached.get(judged.name)
+        entry, excused = unreached.get(judged.name), listed_unreached(judged, unreached)
+        note = ([f"listed as out of the verdict's reach: {excused.reason}"] if excused is not None
+                else [f"listed in {UNREACHED_FILE.name} for another change, {entry.diff}: not excused"] if entry else [])
         lines += [f"### {judged.name} ({judged.outcome})", "",
                   f"unit test that kills it: {judged.unit_killer or 'none in ' + ', '.join(TESTS_OF.get(judged.subjects, ()))}",
-                  *([f"listed as out of the verdict's reach: {note}"] if note else []), "", "```diff", judged.diff, "```", ""]
+                  *note, "", "```diff", judged.diff, "```", ""]
     vacuous = [j for j in result.judged if j.outcome == VACUOUS]
     if vacuous:
         lines += ["## Kills by vacuity alone (the verdict saw something stop happening, no invariant broke)", ""]
@@ -481,8 +514,8 @@ def markdown(result: Run, before: dict[str, Any], unreached: dict[str, str]) -> 
     return "\n".join(lines) + "\n"
 
 
-def load_unreached(path: Path = UNREACHED_FILE) -> dict[str, str]:
-    """Mutants left to the unit tests alone: name -> why the verdict cannot reach them."""
+def load_unreached(path: Path = UNREACHED_FILE) -> dict[str, Unreached]:
+    """Mutants left to the unit tests alone, by name: their change and why the verdict cannot reach them."""
     if not path.is_file():
         return {}
     import tomllib
@@ -493,13 +526,16 @@ def load_unreached(path: Path = UNREACHED_FILE) -> dict[str, str]:
         raise VerdictAloneError(f"{path}: not TOML ({error})") from None
     found = {}
     for index, entry in enumerate(data.get("unreached", [])):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not isinstance(entry.get("reason"), str):
-            raise VerdictAloneError(f"{path}: unreached[{index}]: needs string fields 'name' and 'reason'")
-        found[entry["name"]] = entry["reason"]
+        if not isinstance(entry, dict):
+            raise VerdictAloneError(f"{path}: unreached[{index}]: not a table")
+        for field in ("name", "diff", "reason"):
+            if not isinstance(entry.get(field), str):
+                raise VerdictAloneError(f"{path}: unreached[{index}].{field}: needs a string")
+        found[entry["name"]] = Unreached(entry["name"], entry["diff"], entry["reason"])
     return found
 
 
-def write(result: Run, reports: Path, before: dict[str, Any], unreached: dict[str, str]) -> Path:
+def write(result: Run, reports: Path, before: dict[str, Any], unreached: dict[str, Unreached]) -> Path:
     reports.mkdir(parents=True, exist_ok=True)
     (reports / "verdict-alone.md").write_text(markdown(result, before, unreached), encoding="utf-8")
     data = attrs.asdict(result)
@@ -530,9 +566,12 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
     print()
     print("verdict alone, by subject:")
     print("\n".join(table(result, before, "subjects")))
-    offenders = [j for j in result.judged if not j.killed and j.unit_killer and j.name not in unreached]
+    offenders = [j for j in result.judged if not j.killed and j.unit_killer and listed_unreached(j, unreached) is None]
     for judged in [j for j in result.judged if not j.killed]:
         print(f"survivor {judged.name} [{judged.outcome}] {one_line(judged.diff)}; unit killer: {judged.unit_killer or 'none'}")
+        entry = unreached.get(judged.name)
+        if entry is not None and listed_unreached(judged, unreached) is None:
+            print(f"  listed in {UNREACHED_FILE.name} for another change, {entry.diff}: not excused")
     print(f"verdict alone: {len(result.judged)} mutants judged in {result.seconds:.1f} s wall; report {report}")
     if properties_from is None and offenders:
         print(f"FAIL: {len(offenders)} mutants a unit test kills and the verdict does not, not listed in {UNREACHED_FILE.name}")

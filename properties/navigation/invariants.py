@@ -1,4 +1,4 @@
-"""Invariants N1-N10 of the navigation subject (seed 003), written once, and the monitor that checks them.
+"""Invariants N1-N11 of the navigation subject (seed 003), written once, and the monitor that checks them.
 
 One step of a navigation trace is one scenario (one delegated request): the
 monitor plays it against the reference and the production version on fresh
@@ -38,6 +38,9 @@ class Spec:
 
 SPEC = Spec()
 BOUNDS = ("tool_calls", "no_progress", "deadline")
+#: The error word of an insufficient-evidence result: production's (guard/navigation.py's docstring), restated as
+#: the caller's contract, since navigation.md asks for it "explicitly" and names no word.
+INSUFFICIENT_ERROR = "insufficient_evidence"
 
 
 def spec_of(scenario: Scenario) -> Spec:
@@ -71,6 +74,21 @@ def spec_class(message: Any, earlier: set) -> str:
     return "progress"
 
 
+def spec_detail(message: Any, kind: str) -> str:
+    """What told a result of class ``kind`` apart: navigation.md has empty tool content, native retrieval counters
+    and zero-token subtree manifests "told apart" (only then is a zero-token manifest known to be no evidence).
+
+    The spec names the three and no word for them. Choice: the outcome's detail restates the spec's phrase
+    ("empty content", "zero-token counter", "zero-token manifest"), and the other classes' detail is the class's own
+    name, so that a result's record says which rule classified it; production's docstring (``Outcome.results``)
+    publishes the same words, and a reviewer reading a result list must not have to guess which is which."""
+    if kind != "empty":
+        return kind
+    if not message.text.strip():
+        return "empty content"
+    return "zero-token manifest" if message.manifest else "zero-token counter"
+
+
 @attrs.define
 class PollView:
     """What one production poll delivered, recounted by the spec."""
@@ -83,6 +101,8 @@ class PollView:
     progress_chars: int = 0
     #: How many progress results had been read by the end of this slice (a prefix of ``Step.progress_texts``).
     progress_count: int = 0
+    #: How many tool results had been read by the end of this slice (a prefix of ``Step.results``).
+    result_count: int = 0
     bound: "str | None" = None  # first count bound reached in this slice, in message order
     deadline: bool = False
     cancelled: bool = False
@@ -113,6 +133,8 @@ class Step:
     progress_texts: tuple[str, ...] = ()
     #: The source of each of ``progress_texts`` (the id a citation names).
     progress_sources: tuple[str, ...] = ()
+    #: Every tool result read until navigation ended, in reading order: (message id, class, detail) by the spec.
+    results: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def prod(self) -> Any:
@@ -133,8 +155,10 @@ class Step:
         return self.expected in BOUNDS or self.expected == "cancelled"
 
 
-def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tuple[list[PollView], int, list[tuple[str, str]]]:
+def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int
+             ) -> tuple[list[PollView], int, list[tuple[str, str]], list[tuple[str, str, str]]]:
     spec = spec_of(scenario)
+    results: list[tuple[str, str, str]] = []
     seen: set = set()
     #: (source, text) of each progress result, in reading order.
     progress: list[tuple[str, str]] = []
@@ -155,6 +179,7 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                     view.bound = "tool_calls"
             else:
                 kind = spec_class(message, texts)
+                results.append((message.id, kind, spec_detail(message, kind)))
                 if kind == "progress":
                     streak = 0
                     chars += len(message.text)
@@ -166,11 +191,12 @@ def _recount(scenario: Scenario, polls: Sequence[tuple], retrieval: int) -> tupl
                 if kind in ("progress", "repeated"):
                     texts.add(message.text)
         view.tool_calls, view.streak, view.progress_chars, view.progress_count = calls, streak, chars, len(progress)
+        view.result_count = len(results)
         view.deadline = returned >= retrieval
         view.cancelled = scenario.cancel_at is not None and returned >= scenario.cancel_at
         view.finished = final is not None and final <= returned
         views.append(view)
-    return views, chars, progress
+    return views, chars, progress, results
 
 
 def kept_evidence(texts: Sequence[str], cap: int = SPEC.evidence_chars) -> list[str]:
@@ -189,7 +215,7 @@ def judge(index: int, scenario: Scenario) -> Step:
     reference = run(scenario, "reference")
     production = run(scenario, "production")
     work, reserve, retrieval = spec_deadlines(scenario, scenario.start_ms)
-    polls, chars, progress = _recount(scenario, production.record.polls, retrieval)
+    polls, chars, progress, results = _recount(scenario, production.record.polls, retrieval)
     end = expected = None
     for number, view in enumerate(polls):
         if view.finished:
@@ -206,7 +232,8 @@ def judge(index: int, scenario: Scenario) -> Step:
     read = progress[: polls[end].progress_count] if end is not None else progress
     return Step(index, scenario, reference, production, work, reserve, retrieval, polls, end, expected,
                 polls[end].progress_chars if end is not None else chars, spec_of(scenario),
-                tuple(text for _source, text in read), tuple(source for source, _text in read))
+                tuple(text for _source, text in read), tuple(source for source, _text in read),
+                tuple(results[: polls[end].result_count] if end is not None else results))
 
 
 def _synthesized(step: Step) -> bool:
@@ -257,14 +284,20 @@ def n1_bounded(step: Step) -> Outcome:
 
 def n2_evidence_cap(step: Step) -> Outcome:
     """Kept evidence never exceeds 32,000 characters: it is the first min(32,000, available) characters of the
-    progress results read (on every path that read the child, its reply's too), and the synthesis call carries no
-    more."""
+    progress results read (on every path that read the child, its reply's too), the outcome says whether the cap
+    cut any, and the synthesis call carries no more."""
     if not step.bound_path and step.expected != "reply":
         return False, None
     expected = min(step.spec.evidence_chars, step.progress_chars)
     if step.prod.evidence_chars != expected:
         return True, (f"kept {step.prod.evidence_chars} evidence characters of {step.progress_chars} available; "
                       f"the spec keeps {expected}")
+    # Whether the cap cut anything is part of what the outcome reports (``Outcome.evidence_capped``): it did exactly
+    # when more progress text was read than the cap keeps (progress text is never empty: blank content is "empty").
+    capped = step.progress_chars > step.spec.evidence_chars
+    if step.prod.evidence_capped is not capped:
+        return True, (f"evidence_capped is {step.prod.evidence_capped!r} with {step.progress_chars} progress characters "
+                      f"read and a cap of {step.spec.evidence_chars}")
     for call, *_ in step.production.record.completions:
         if call.evidence_chars > step.spec.evidence_chars:
             return True, f"the synthesis call carried {call.evidence_chars} evidence characters"
@@ -330,8 +363,10 @@ def n4_one_synthesis(step: Step) -> Outcome:
     owned = _owned(step)
     if any(item not in owned for item in record.torn_down):
         return True, f"teardown handled {record.torn_down!r}; the owned child and its grant are {sorted(owned)!r}"
-    if call.tools:
-        return True, f"the synthesis call offered tools {call.tools!r}"
+    # guard/navigation_ports.py types the call's tools as a tuple of tools: "never with tools" is the empty one, and
+    # a None there is a call the port does not describe.
+    if call.tools != ():
+        return True, f"the synthesis call's tools are {call.tools!r}, not the empty tuple"
     if call.deadline != step.work:
         return True, f"synthesis deadline {call.deadline} ms, the work deadline is {step.work} ms"
     if at >= step.work:
@@ -385,6 +420,14 @@ def n5_truncated(step: Step) -> Outcome:
         return True, "an answer marked insufficient evidence"
     if prod.answer is None and not prod.error:
         return True, "navigation ended with neither an answer nor an error saying why"
+    # Choice (navigation.md: "reports insufficient evidence explicitly"): the flag and the error word say it
+    # together, whichever way it arose (no evidence kept, or a synthesis reply with no answer), so a caller reading
+    # either one reads the same result.
+    if prod.insufficient != (prod.error == INSUFFICIENT_ERROR):
+        return True, f"insufficient evidence flag {prod.insufficient!r} beside error {prod.error!r}"
+    cause = _error_cause(step)
+    if cause is not None and (prod.answer is not None or prod.error != cause[0]):
+        return True, f"{cause[1]}; the result is answer {prod.answer!r}, error {prod.error!r}, not error {cause[0]!r}"
     if step.progress_chars == 0 and step.expected in BOUNDS:
         if prod.answer is not None:
             return True, "no usable evidence, yet an answer was returned"
@@ -394,6 +437,36 @@ def n5_truncated(step: Step) -> Outcome:
         if cleanup_ok and step.scenario.cancel_at is None and not prod.insufficient:
             return True, f"no usable evidence and no explicit insufficient-evidence result (error {prod.error!r})"
     return True, None
+
+
+def _error_cause(step: Step) -> "tuple[str, str] | None":
+    """(error word, why) where navigation ended at a bound and one cause alone leaves it without an answer, or None.
+
+    navigation.md names the causes, not the words a caller reads. Choice: running out of work time reads as the
+    reference's own word, "timeout" (the reference "ends in a timeout error", and "fail at once with a timeout"), so
+    a caller's handling of a timeout still applies; a synthesis call that overran the work deadline reads
+    "synthesis_failed", the word production's docstring gives a failed synthesis and N4 judges the other way round
+    (no such error without a call). A cancellation during the call is left out: "cancelled" and "synthesis_failed"
+    both say something true of it."""
+    if step.expected not in BOUNDS or step.progress_chars == 0:
+        return None
+    record = step.production.record
+    if not record.teardown or any(not ok for _what, _at, ok in record.teardown):
+        return None
+    ended = max(at for _what, at, _ok in record.teardown)
+    cancel = step.scenario.cancel_at
+    if cancel is not None and cancel <= ended:
+        return None
+    if ended >= step.work:
+        return "timeout", f"teardown ended at {ended} ms, at or past the work deadline {step.work} ms, evidence kept"
+    if step.scenario.policy_rejects or not record.completions:
+        return None
+    at = record.completions[0][1]
+    done = at + step.scenario.completion_ms
+    if done > step.work and (cancel is None or cancel >= step.work):
+        return "synthesis_failed", (f"the synthesis call started at {at} ms needs until {done} ms, past the work "
+                                    f"deadline {step.work} ms")
+    return None
 
 
 def n6_final_failures(step: Step) -> Outcome:
@@ -451,17 +524,24 @@ def n8_never_later(step: Step) -> Outcome:
 
 def n9_untouched(step: Step) -> Outcome:
     """The child's source-token grant, the model endpoint and the caller's token and time budgets are the reference's;
-    a cancelled request makes no synthesis call."""
+    the synthesis policy is asked about the model and the purpose of the call it then allows; a cancelled request
+    makes no synthesis call."""
     prod, ref = step.production.record, step.reference.record
     if not prod.spawns and not ref.spawns:
         return False, None
     if [spawn[:2] for spawn in prod.spawns] != [spawn[:2] for spawn in ref.spawns]:
         return True, f"children spawned {prod.spawns!r}, the reference spawned {ref.spawns!r}"
     request = step.scenario.request()
-    for model, _purpose, _at in prod.policy:
+    for model, purpose, _at in prod.policy:
         # The synthesis policy judges the caller's model endpoint, the one the call then uses.
         if model != request.grant.model:
             return True, f"the synthesis policy was asked about model {model!r}, the endpoint is {request.grant.model!r}"
+        # navigation.md: the policy "that checks synthesis" judges the call it lets through, so it is asked about
+        # the purpose that call declares (``SynthesisCall.purpose``), whatever the word is.
+        for call, *_rest in prod.completions:
+            if purpose != call.purpose:
+                return True, (f"the synthesis policy was asked about purpose {purpose!r}; the call it allowed declares "
+                              f"{call.purpose!r}")
     for call, _at, cancelled, same in prod.completions:
         if call.model != request.grant.model:
             return True, f"synthesis on model {call.model!r}, the endpoint is {request.grant.model!r}"
@@ -499,6 +579,23 @@ def n10_citations(step: Step) -> Outcome:
     return True, None
 
 
+def n11_results_classified(step: Step) -> Outcome:
+    """Every tool result read until navigation ended is reported in reading order with the class navigation.md gives
+    it (progress, or empty, repeated or error) and what told it apart: empty content, a native retrieval counter
+    reading zero and a zero-token subtree manifest are three details, not one (``spec_detail``). Judged on every
+    path that read the child: the bound's count rests on these classes, and a wrong class the bound did not yet feel
+    is still a wrong class."""
+    if not step.bound_path and step.expected != "reply":
+        return False, None
+    reported = tuple(tuple(result) if isinstance(result, tuple) else result for result in step.prod.results)
+    if reported == step.results:
+        return bool(step.results), None
+    for number, (got, want) in enumerate(zip(reported, step.results)):
+        if got != want:
+            return True, f"tool result {number} ({want[0]}) reported as {got!r}; navigation.md classes it {want[1:]!r}"
+    return True, f"{len(reported)} tool results reported, {len(step.results)} were read"
+
+
 CATALOGUE = unique_ids((
     Invariant("N1", "003", "bounded", n1_bounded, SUBJECT),
     Invariant("N2", "003", "evidence cap", n2_evidence_cap, SUBJECT),
@@ -510,6 +607,7 @@ CATALOGUE = unique_ids((
     Invariant("N8", "003", "never later", n8_never_later, SUBJECT),
     Invariant("N9", "003", "grants and budgets untouched", n9_untouched, SUBJECT),
     Invariant("N10", "003", "citations in the bucket", n10_citations, SUBJECT),
+    Invariant("N11", "003", "each result classified and told apart", n11_results_classified, SUBJECT),
 ))
 BY_ID = {invariant.id: invariant for invariant in CATALOGUE}
 
@@ -554,6 +652,13 @@ COVERAGE_MINIMUMS = {
     # 200-206 (744 and 106, 2026-12-06).
     "scenarios under drawn limits": 248,
     "a bound of one reached": 35,
+    # What N11, N2's cut flag and N5's error words judge (issue 24): a third of the lowest bulk count over seeds 1,
+    # 3, 7, 200 and 201 (1,360, 1,223, 422, 427 and 233; 2026-12-06).
+    "zero-token result read": 450,
+    "empty content read": 400,
+    "evidence cut by the cap": 140,
+    "result without an answer: timeout": 140,
+    "result without an answer: synthesis_failed": 75,
 }
 
 
@@ -584,6 +689,15 @@ def coverage(step: Step) -> list[str]:
             names.append("reply in the slice of a bound")
         if step.ref.answer is None:
             names.append("child reply that is no answer")
+    if any(detail.startswith("zero-token") for _id, _kind, detail in step.results):
+        names.append("zero-token result read")
+    if any(detail == "empty content" for _id, _kind, detail in step.results):
+        names.append("empty content read")
+    if step.progress_chars > step.spec.evidence_chars and step.bound_path:
+        names.append("evidence cut by the cap")
+    cause = _error_cause(step)
+    if cause is not None:
+        names.append(f"result without an answer: {cause[0]}")
     if step.bound_path and scenario.final_at() is not None:
         names.append("reply after navigation ended")
     failed = {what for what, _at, ok in record.teardown if not ok}

@@ -13,7 +13,7 @@ that do not depend on the child: teardown works, the child's deletion fails
 
 Each edge plays the whole request so far (the prefix of slices, then a child
 that says nothing more until the deadline) against the reference and
-production on the subject's own fakes, through the navigation monitor: N1-N10
+production on the subject's own fakes, through the navigation monitor: N1-N11
 judged by the one judge, with the spec's rules over the scaled numbers
 (``properties.navigation.invariants.spec_of``). A violation is the same
 ``Violation`` the bulk and state-machine drivers report, and ``save`` writes

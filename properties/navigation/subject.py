@@ -1,4 +1,4 @@
-"""The navigation subject (seed 003): invariants N1-N10 over the reference and production delegated navigation.
+"""The navigation subject (seed 003): invariants N1-N11 over the reference and production delegated navigation.
 
 Rules: ``guard/navigation.py`` (with ``navigation_evidence``, ``navigation_limits``,
 ``navigation_ports``); oracle: ``reference/navigation.py``; invariants and

@@ -92,3 +92,56 @@ def test_every_subject_judges_the_guard_modules_it_imports() -> None:
             if path in verdict_alone.SUBJECTS_OF and folder.name not in verdict_alone.SUBJECTS_OF[path].split(","):
                 missing.append(f"{folder.name} imports {module}")
     assert missing == []
+
+
+_RENUMBERED_DIFF = """--- guard/navigation.py
++++ guard/navigation.py
+@@ -1,3 +1,3 @@
+ def f():
+-    if not ports.policy.allows(model, "navigation-answer"):
++    if not ports.policy.allows(model, None):
+         pass
+"""
+
+
+def test_an_unreached_entry_excuses_only_the_change_it_names(tmp_path: Path) -> None:
+    # mutmut numbers a function's mutants in order: an edit renumbers them, and an entry whose number now names
+    # another change must not excuse it (the navigation entries moved when ``_finish`` gained two arguments).
+    listed = tmp_path / "unreached.toml"
+    listed.write_text('[[unreached]]\nname = "guard.navigation.x__finish__mutmut_59"\n'
+                      'diff = "`if not ports.policy.allows(model, \\"navigation-answer\\"):` -> '
+                      '`if not ports.policy.allows(model, None):`"\nreason = "no purpose word in the spec"\n',
+                      encoding="utf-8")
+    unreached = verdict_alone.load_unreached(listed)
+    judged = verdict_alone.Judgement("guard.navigation.x__finish__mutmut_59", "guard/navigation.py", "navigation",
+                                     SURVIVED, "", 1.0, "tests/navigation/t.py::test", _RENUMBERED_DIFF)
+    assert verdict_alone.listed_unreached(judged, unreached) is unreached[judged.name]
+    moved = verdict_alone.Judgement(judged.name, judged.module, judged.subjects, SURVIVED, "", 1.0, judged.unit_killer,
+                                    _RENUMBERED_DIFF.replace("None", '"XXnavigation-answerXX"'))
+    assert verdict_alone.listed_unreached(moved, unreached) is None
+    assert "for another change" in verdict_alone.markdown(
+        verdict_alone.Run(seed=1, sample=None, judged=(moved,), equivalents=0, total=1, seconds=1.0,
+                          properties_from=None), {}, unreached)
+
+
+def test_an_unreached_entry_without_its_change_is_one_line_naming_the_field(tmp_path: Path) -> None:
+    listed = tmp_path / "unreached.toml"
+    listed.write_text('[[unreached]]\nname = "guard.navigation.x__finish__mutmut_59"\nreason = "why"\n', encoding="utf-8")
+    with pytest.raises(verdict_alone.VerdictAloneError, match=r"unreached.toml: unreached\[0\]\.diff: needs a string"):
+        verdict_alone.load_unreached(listed)
+
+
+def test_a_renumbered_equivalent_stops_the_run_naming_its_entry(monkeypatch) -> None:
+    from mutations.equivalents import Equivalent
+
+    entry = Equivalent("guard.navigation.x__finish__mutmut_59", "`tools=(),` -> `(removed)`", "the attrs default")
+    monkeypatch.setattr(verdict_alone, "diff_of", lambda root, name, module: _RENUMBERED_DIFF)
+    every = {"guard/navigation.py": [entry.name]}
+    with pytest.raises(verdict_alone.VerdictAloneError, match=r"equivalents.toml: .*mutmut_59: diff: listed `tools"):
+        verdict_alone.check_equivalents(Path("."), [entry], every)
+    monkeypatch.setattr(verdict_alone, "diff_of", lambda root, name, module: "-    tools=(),\n")
+    verdict_alone.check_equivalents(Path("."), [entry], every)
+    with pytest.raises(verdict_alone.VerdictAloneError, match=r"no such mutant in guard/navigation.py"):
+        verdict_alone.check_equivalents(Path("."), [entry], {"guard/navigation.py": []})
+    # A module not judged in this run is not read at all.
+    verdict_alone.check_equivalents(Path("."), [entry], {"guard/hooks.py": []})

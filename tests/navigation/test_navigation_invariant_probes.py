@@ -1,4 +1,4 @@
-"""Each of N1-N10 can fail: a bug planted in production is caught by that invariant alone (``only=(id,)``).
+"""Each of N1-N11 can fail: a bug planted in production is caught by that invariant alone (``only=(id,)``).
 
 Without these, an invariant that no mutation reaches might be a check that can never fail.
 """
@@ -9,6 +9,7 @@ import attrs
 import pytest
 
 import guard.navigation as production
+import guard.navigation_evidence as evidence
 from guard.navigation_evidence import Observer
 from guard.navigation_limits import NavigationLimits
 from properties.catalogue import Tally
@@ -61,7 +62,7 @@ def _bound_of_30(request, ports, limits=None):
 
 
 PLANTED = {
-    # N2 (no evidence cap) is planted in the test itself.
+    # N2 (no evidence cap) and N11 (a zero-token manifest recorded as a counter) are planted in the test itself.
     "N1": ("navigate", _bound_of_30),
     "N2": (None, None),
     "N3": ("answer_reserve", lambda remaining, limits: min(limits.reserve_ms, remaining // 3)),
@@ -73,7 +74,16 @@ PLANTED = {
     "N9": ("SynthesisCall", lambda **fields: _call(**{**fields, "output_tokens": fields["output_tokens"] * 2})),
     "N10": ("navigate", _wrap_outcome(lambda outcome: attrs.evolve(outcome, citations=outcome.citations + ("nowhere",))
                                       if outcome.answer else outcome)),
+    "N11": (None, None),
 }
+
+
+def _manifest_as_counter(message, earlier):
+    kind, detail = _classify(message, earlier)
+    return kind, "zero-token counter" if detail == "zero-token manifest" else detail
+
+
+_classify = evidence.classify
 
 
 @PROBED(*PLANTED)
@@ -83,6 +93,8 @@ def test_each_invariant_catches_its_planted_bug(monkeypatch, invariant) -> None:
     if invariant == "N2":
         monkeypatch.setattr(Observer, "keep", lambda self, source, text: (
             self.evidence.append((source, text)), setattr(self, "evidence_chars", self.evidence_chars + len(text))))
+    elif invariant == "N11":
+        monkeypatch.setattr(evidence, "classify", _manifest_as_counter)
     else:
         monkeypatch.setattr(production, name, replacement)
     tally = Tally()
@@ -160,3 +172,91 @@ def test_drawn_limits_reach_a_bound_of_one(monkeypatch) -> None:
     failure, tally = _first_violation("N1")
     assert failure is not None and failure[1].invariant == "N1", dict(tally.coverage)
     assert dict(failure[0][0].limits).get("no_progress") == 1
+
+
+# -- issue 24: what the outcome's result list, its cut flag and the error words reach ----------------------------
+
+
+def _keep_flagging(flag_when_full: bool, flag_when_cut: bool):
+    """``Observer.keep`` with its cut flag set as given instead of as the pieces say (mutmut's ``keep`` 6 and 10)."""
+
+    def keep(self, source, text):
+        room = self.limits.evidence_chars - self.evidence_chars
+        if room <= 0:
+            self.evidence_capped = flag_when_full
+            return
+        piece = text[:room]
+        if len(piece) < len(text):
+            self.evidence_capped = flag_when_cut
+        self.evidence.append((source, piece))
+        self.evidence_chars += len(piece)
+
+    return keep
+
+
+@pytest.mark.parametrize(("when_full", "when_cut"), [(True, False), (False, True)])
+def test_n2_catches_a_cut_flag_that_does_not_say_what_was_cut(monkeypatch, when_full, when_cut) -> None:
+    monkeypatch.setattr(Observer, "keep", _keep_flagging(when_full, when_cut))
+    failure, _tally = _first_violation("N2", 4_000)
+    assert failure is not None and failure[1].invariant == "N2"
+    assert "evidence_capped is False" in failure[1].message
+
+
+@pytest.mark.parametrize(("word", "cause"), [("timeout", "at or past the work deadline"),
+                                             ("synthesis_failed", "needs until")])
+def test_n5_catches_a_result_that_names_its_cause_otherwise(monkeypatch, word, cause) -> None:
+    # mutmut's ``_finish`` 49/50 ("timeout" respelt) and 88/89 ("synthesis_failed" respelt).
+    monkeypatch.setattr(production, "navigate", _wrap_outcome(
+        lambda outcome: attrs.evolve(outcome, error=word.upper()) if outcome.error == word else outcome))
+    failure, _tally = _first_violation("N5")
+    assert failure is not None and failure[1].invariant == "N5"
+    assert cause in failure[1].message and repr(word) in failure[1].message
+
+
+@pytest.mark.parametrize(("detail", "instead"), [("empty content", "zero-token counter"),
+                                                 ("zero-token manifest", "zero-token counter"),
+                                                 ("progress", "repeated")])
+def test_n11_catches_each_detail_told_otherwise(monkeypatch, detail, instead) -> None:
+    def classify(message, earlier):
+        kind, said = _classify(message, earlier)
+        return kind, instead if said == detail else said
+
+    monkeypatch.setattr(evidence, "classify", classify)
+    failure, _tally = _first_violation("N11")
+    assert failure is not None and failure[1].invariant == "N11"
+    assert repr(detail) in failure[1].message
+
+
+def test_n5_catches_an_insufficient_result_without_its_flag(monkeypatch) -> None:
+    # mutmut's ``_finish`` mutants that drop ``insufficient=True`` for a synthesis reply with no answer.
+    monkeypatch.setattr(production, "navigate", _wrap_outcome(
+        lambda outcome: attrs.evolve(outcome, insufficient=False) if outcome.answer is None and outcome.insufficient
+        and outcome.evidence_chars else outcome))
+    failure, _tally = _first_violation("N5")
+    assert failure is not None and failure[1].invariant == "N5"
+    assert "insufficient evidence flag False beside error 'insufficient_evidence'" in failure[1].message
+
+
+class _PolicyAskedOtherwise:
+    def __init__(self, policy):
+        self.policy = policy
+
+    def allows(self, model, purpose):
+        return self.policy.allows(model, None)
+
+
+def test_n9_catches_a_policy_asked_about_another_purpose_than_the_call_it_allows(monkeypatch) -> None:
+    # mutmut's ``_finish`` mutants that hand the policy None or another word for the synthesis purpose.
+    monkeypatch.setattr(production, "_finish", lambda request, ports, child, *rest: _finish(
+        request, attrs.evolve(ports, policy=_PolicyAskedOtherwise(ports.policy)), child, *rest))
+    failure, _tally = _first_violation("N9")
+    assert failure is not None and failure[1].invariant == "N9"
+    assert "asked about purpose None" in failure[1].message
+
+
+def test_n4_catches_a_synthesis_call_whose_tools_are_none(monkeypatch) -> None:
+    # mutmut's ``_finish`` mutant ``tools=None``: no tools either way, but not the call the port describes.
+    monkeypatch.setattr(production, "SynthesisCall", lambda **fields: _call(**{**fields, "tools": None}))
+    failure, _tally = _first_violation("N4")
+    assert failure is not None and failure[1].invariant == "N4"
+    assert "tools are None" in failure[1].message

@@ -21,10 +21,10 @@ def _bulk(seed: int, traces: int) -> Tally:
     return tally
 
 
-def test_the_subject_is_registered_with_n1_to_n10() -> None:
+def test_the_subject_is_registered_with_n1_to_n11() -> None:
     subject = load("navigation")
     assert subject is SUBJECT
-    assert subject.ids == tuple(f"N{number}" for number in range(1, 11))
+    assert subject.ids == tuple(f"N{number}" for number in range(1, 12))
     assert all(invariant.subject == "navigation" and invariant.statement for invariant in subject.catalogue)
 
 
