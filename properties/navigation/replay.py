@@ -12,6 +12,7 @@ stop reason and outcome beside them. Production polls with its default
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -68,6 +69,16 @@ def rows(step: Step) -> list[tuple[str, str, str]]:
     return out
 
 
+def results_lines(results: Sequence[tuple[str, str, str]]) -> list[str]:
+    """How many results of each class production read, and what told the empty ones apart (one line each)."""
+    classes = Counter(kind for _id, kind, _detail in results)
+    details = Counter(detail for _id, kind, detail in results if kind == "empty")
+    lines = ["   results read: " + ", ".join(f"{classes[kind]} {kind}" for kind in sorted(classes))]
+    if details:
+        lines.append("   the empty ones: " + ", ".join(f"{details[detail]} {detail}" for detail in sorted(details)))
+    return [_cut(line, 100) for line in lines]
+
+
 def render(scenario: Scenario) -> str:
     return judged_text(scenario)[0]
 
@@ -90,7 +101,9 @@ def judged_text(scenario: Scenario) -> tuple[str, list[Violation]]:
     lines = [_cut(heading, 100), f"{'time':>9} | {'production':<{WIDTH}} | reference"]
     lines += [f"{time:>9} | {_cut(left):<{WIDTH}} | {_cut(right, 33)}".rstrip() for time, left, right in rows(step)]
     lines.append(f"   production ended: {prod.stop or 'child reply'} with {prod.tool_calls} tool calls, "
-                 f"streak {prod.no_progress}, {prod.evidence_chars:,} evidence chars kept")
+                 f"streak {prod.no_progress}, {prod.evidence_chars:,} evidence chars kept"
+                 + (" (cut)" if prod.evidence_capped else ""))
+    lines += results_lines(prod.results)
     if prod.dropped_citations:
         lines.append(_cut(f"   citations outside the bucket, dropped: {', '.join(prod.dropped_citations)}", 100))
     return "\n".join(lines + broken), violations

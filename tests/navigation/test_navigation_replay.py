@@ -52,3 +52,15 @@ def test_a_child_reply_the_reference_cannot_parse_is_one_line_and_exit_1(tmp_pat
     assert budget_replay.main([str(path)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "seed003-trace-87: replaying raised RecursionError" in err[0]
+
+
+def test_the_replay_says_how_the_results_were_classified_and_whether_the_cap_cut(capsys) -> None:
+    # navigation.md's production-validation archive: more tool evidence than 32,000 characters, the last four
+    # results without progress, and empty content, counters and zero-token manifests told apart.
+    assert replay.main([str(fixtures.path_of("seed003-production-archive"))]) == 0
+    out = capsys.readouterr().out
+    assert "32,000 evidence chars kept (cut)" in out
+    assert "   results read: " in out and "progress" in out.split("   results read: ")[1].splitlines()[0]
+    assert replay.results_lines([("a", "empty", "zero-token manifest"), ("b", "progress", "progress"),
+                                 ("c", "empty", "empty content"), ("d", "empty", "zero-token manifest")]) == [
+        "   results read: 3 empty, 1 progress", "   the empty ones: 1 empty content, 2 zero-token manifest"]
