@@ -484,6 +484,16 @@ def listed_unreached(judged: Judgement, unreached: dict[str, Unreached]) -> "Unr
     return entry if entry is not None and entry.diff == one_line(judged.diff) else None
 
 
+def unreached_note(judged: Judgement, unreached: dict[str, Unreached]) -> "str | None":
+    """What the unreached list says of this survivor: its reason, that it names another change, or None."""
+    entry, excused = unreached.get(judged.name), listed_unreached(judged, unreached)
+    if excused is not None:
+        return f"listed as out of the verdict's reach: {excused.reason}"
+    if entry is not None:
+        return f"listed in {UNREACHED_FILE.name} for another change, {entry.diff}: not excused"
+    return None
+
+
 def markdown(result: Run, before: dict[str, Any], unreached: dict[str, Unreached]) -> str:
     scope = f"a seeded sample of {len(result.judged)} (seed {result.seed}, stratified by module)" if result.sample else "every mutant"
     lines = [
@@ -501,12 +511,10 @@ def markdown(result: Run, before: dict[str, Any], unreached: dict[str, Unreached
     if not survivors:
         lines.append("none")
     for judged in survivors:
-        entry, excused = unreached.get(judged.name), listed_unreached(judged, unreached)
-        note = ([f"listed as out of the verdict's reach: {excused.reason}"] if excused is not None
-                else [f"listed in {UNREACHED_FILE.name} for another change, {entry.diff}: not excused"] if entry else [])
+        note = unreached_note(judged, unreached)
         lines += [f"### {judged.name} ({judged.outcome})", "",
                   f"unit test that kills it: {judged.unit_killer or 'none in ' + ', '.join(TESTS_OF.get(judged.subjects, ()))}",
-                  *note, "", "```diff", judged.diff, "```", ""]
+                  *([note] if note else []), "", "```diff", judged.diff, "```", ""]
     vacuous = [j for j in result.judged if j.outcome == VACUOUS]
     if vacuous:
         lines += ["## Kills by vacuity alone (the verdict saw something stop happening, no invariant broke)", ""]
@@ -569,9 +577,9 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
     offenders = [j for j in result.judged if not j.killed and j.unit_killer and listed_unreached(j, unreached) is None]
     for judged in [j for j in result.judged if not j.killed]:
         print(f"survivor {judged.name} [{judged.outcome}] {one_line(judged.diff)}; unit killer: {judged.unit_killer or 'none'}")
-        entry = unreached.get(judged.name)
-        if entry is not None and listed_unreached(judged, unreached) is None:
-            print(f"  listed in {UNREACHED_FILE.name} for another change, {entry.diff}: not excused")
+        note = unreached_note(judged, unreached)
+        if note is not None and listed_unreached(judged, unreached) is None:
+            print(f"  {note}")
     print(f"verdict alone: {len(result.judged)} mutants judged in {result.seconds:.1f} s wall; report {report}")
     if properties_from is None and offenders:
         print(f"FAIL: {len(offenders)} mutants a unit test kills and the verdict does not, not listed in {UNREACHED_FILE.name}")

@@ -10,6 +10,7 @@ so a mutated limit or rule in production is judged by the spec's numbers.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Sequence
 
@@ -148,6 +149,11 @@ class Step:
     def no_work_time(self) -> bool:
         """navigation.md: no work time left (the work deadline is the request's start): a timeout at once, no child."""
         return self.work <= self.scenario.start_ms
+
+    @functools.cached_property
+    def error_cause(self) -> "tuple[str, str] | None":
+        """``_error_cause`` of this step, worked out once for N5 and the coverage counts."""
+        return _error_cause(self)
 
     @property
     def bound_path(self) -> bool:
@@ -425,7 +431,7 @@ def n5_truncated(step: Step) -> Outcome:
     # either one reads the same result.
     if prod.insufficient != (prod.error == INSUFFICIENT_ERROR):
         return True, f"insufficient evidence flag {prod.insufficient!r} beside error {prod.error!r}"
-    cause = _error_cause(step)
+    cause = step.error_cause
     if cause is not None and (prod.answer is not None or prod.error != cause[0]):
         return True, f"{cause[1]}; the result is answer {prod.answer!r}, error {prod.error!r}, not error {cause[0]!r}"
     if step.progress_chars == 0 and step.expected in BOUNDS:
@@ -587,7 +593,7 @@ def n11_results_classified(step: Step) -> Outcome:
     is still a wrong class."""
     if not step.bound_path and step.expected != "reply":
         return False, None
-    reported = tuple(tuple(result) if isinstance(result, tuple) else result for result in step.prod.results)
+    reported = tuple(step.prod.results)
     if reported == step.results:
         return bool(step.results), None
     for number, (got, want) in enumerate(zip(reported, step.results)):
@@ -695,7 +701,7 @@ def coverage(step: Step) -> list[str]:
         names.append("empty content read")
     if step.progress_chars > step.spec.evidence_chars and step.bound_path:
         names.append("evidence cut by the cap")
-    cause = _error_cause(step)
+    cause = step.error_cause
     if cause is not None:
         names.append(f"result without an answer: {cause[0]}")
     if step.bound_path and scenario.final_at() is not None:

@@ -70,7 +70,10 @@ def rows(step: Step) -> list[tuple[str, str, str]]:
 
 
 def results_lines(results: Sequence[tuple[str, str, str]]) -> list[str]:
-    """How many results of each class production read, and what told the empty ones apart (one line each)."""
+    """How many results of each class production read, and what told the empty ones apart (one line each; none
+    when it read no result)."""
+    if not results:
+        return []
     classes = Counter(kind for _id, kind, _detail in results)
     details = Counter(detail for _id, kind, detail in results if kind == "empty")
     lines = ["   results read: " + ", ".join(f"{classes[kind]} {kind}" for kind in sorted(classes))]

@@ -64,3 +64,4 @@ def test_the_replay_says_how_the_results_were_classified_and_whether_the_cap_cut
     assert replay.results_lines([("a", "empty", "zero-token manifest"), ("b", "progress", "progress"),
                                  ("c", "empty", "empty content"), ("d", "empty", "zero-token manifest")]) == [
         "   results read: 3 empty, 1 progress", "   the empty ones: 1 empty content, 2 zero-token manifest"]
+    assert replay.results_lines([]) == []
