@@ -134,7 +134,10 @@ def tree(name: str) -> Iterator[dict[str, Any]]:
     own navigation reads past that end shows it in the outcome of the request where the spec ended."""
     from collections import deque
 
-    model = scope_model(name)
+    # Walked with no invariant: the shape of the tree (which requests have ended) is the spec's recount of the
+    # side's slices, and HEAD's catalogue judging a BASE guard it was not written for (an outcome without a field
+    # a newer invariant reads) must not end a branch on one side only and so report a difference that is not one.
+    model = attrs.evolve(scope_model(name), invariants=())
     level: deque[Any] = deque()
     for state in model.initial():
         offer = list(model.alphabet(state))
