@@ -283,9 +283,24 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
         code = 0
     except BaseException as error:  # the child must never fall back into the server's loop
         with contextlib.suppress(Exception):
-            result_path.write_text(json.dumps({"crashed": f"{type(error).__name__}: {error}"}), encoding="utf-8")
+            result_path.write_text(json.dumps({"crashed": f"{type(error).__name__}: {error}",
+                                               "raised_in": raised_in(error)}), encoding="utf-8")
     finally:
         os._exit(code)
+
+
+def raised_in(error: BaseException) -> str:
+    """The file, relative to the working folder, whose code raised ``error`` (its innermost frame; "" if none).
+
+    The verdict-alone report tells a guard that raises before any driver ran (a mutant that makes
+    ``guard/`` fail at import: the verdict then fails too) from the harness's own failure by it."""
+    frame = None
+    trace = error.__traceback__
+    while trace is not None:
+        frame, trace = trace.tb_frame, trace.tb_next
+    if frame is None:
+        return ""
+    return Path(os.path.relpath(frame.f_code.co_filename, os.getcwd())).as_posix()
 
 
 def _verdict_line(output: str) -> str:
