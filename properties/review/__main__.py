@@ -276,7 +276,7 @@ def show(file: Path) -> int:
     events = module.steps_of(item)
     print(f"{file}: {origin}; BASE {base[:12]} beside HEAD ({commit_of('HEAD')[:12]}), * marks a difference")
     observables = [name for name in module.OBSERVABLES
-                   if any(a.get(name) != b.get(name) for a, b in zip(base_rows, head_rows))
+                   if any(behaviour.value_differs(a.get(name), b.get(name)) for a, b in zip(base_rows, head_rows))
                    or len(base_rows) != len(head_rows)] or list(module.OBSERVABLES[:1])
     print("\n".join(behaviour.step_table(subject, events, base_rows, head_rows, observables, keep=len(events))))
     return 0

@@ -64,6 +64,19 @@ SIDES = {"budget": "properties.review.budget_side", "hooks": "properties.review.
 
 #: Observable values whose JSON is longer than this many characters are compared by hash in the bulk stream.
 DIGEST_ABOVE = 24
+#: The value of an observable a side's guard does not report (an older BASE's outcome without a field HEAD
+#: added): it is shown, never compared, so a field one side lacks is no behaviour change.
+UNREPORTED = "(not reported)"
+
+
+def value_differs(one: Any, two: Any) -> bool:
+    """Whether two sides' values of one observable differ; an unreported value differs from nothing."""
+    return one != two and one != UNREPORTED and two != UNREPORTED
+
+
+def differing_observables(one: dict[str, Any], two: dict[str, Any], observables: Sequence[str]) -> list[str]:
+    """The observables of two rows (one step on each side) whose values differ (``value_differs``)."""
+    return [name for name in observables if value_differs(one.get(name), two.get(name))]
 
 
 def side(subject: str) -> ModuleType:
@@ -323,7 +336,7 @@ def add_item(result: Comparison, number: int, base_rows: list[dict[str, Any]], h
         one, two = base_rows[step], head_rows[step]
         if one == two:
             continue
-        names = [name for name in observables if one.get(name) != two.get(name)]
+        names = differing_observables(one, two, observables)
         if names:
             differs = True
             result.steps_differing += 1
@@ -376,8 +389,8 @@ def step_table(subject: str, events: Sequence[Any], base_rows: list[dict[str, An
         one = base_rows[index] if index < len(base_rows) else None
         two = head_rows[index] if index < len(head_rows) else None
         # A difference is marked by the values themselves, never by their shown (shortened) cells.
-        differs = [name for name in observables if (one is None) != (two is None) or
-                   (one is not None and two is not None and one.get(name) != two.get(name))]
+        differs = observables if (one is None) != (two is None) else \
+            differing_observables(one, two, observables) if one is not None and two is not None else []
         cells = [f"{index}{' *' if differs else ''}", module.describe(events[index])]
         for name in observables:
             shown = [cell(module, one, name), cell(module, two, name)]

@@ -16,6 +16,10 @@ its observables are the outcome's parts:
   the reserve, whether the evidence was called insufficient;
 * ``calls`` - the order of calls the fakes saw (spawn, poll, teardown,
   policy, completion);
+* ``results`` - how each tool result read was classified (message id, class,
+  detail) and whether the cap cut evidence; a guard whose outcome has no
+  such fields (one from before they were added) reports
+  ``behaviour.UNREPORTED``, which is shown and never compared;
 * ``error`` - the version ran away or raised.
 """
 
@@ -28,9 +32,11 @@ from typing import Any, Iterator
 
 import attrs
 
+from properties.review.behaviour import UNREPORTED
+
 SUBJECT = "navigation"
 UNIT = "scenarios"
-OBSERVABLES = ("stop", "answer", "citations", "finished_at", "counts", "calls", "error")
+OBSERVABLES = ("stop", "answer", "citations", "finished_at", "counts", "calls", "results", "error")
 #: The verdict's default number of bulk scenarios.
 DEFAULT_COUNT = 4_000
 
@@ -60,6 +66,8 @@ def observe(outcome: Any, calls: list[Any]) -> dict[str, Any]:
         "finished_at": get("finished_at"),
         "counts": [get("tool_calls"), get("no_progress"), get("evidence_chars"), get("reserve"), get("insufficient")],
         "calls": list(calls),
+        "results": [[list(entry) for entry in outcome.results], outcome.evidence_capped]
+        if hasattr(outcome, "results") and hasattr(outcome, "evidence_capped") else UNREPORTED,
     }
 
 
@@ -104,6 +112,11 @@ def show(name: str, value: Any) -> str:
     """One observable's value as a table cell (``behaviour.cell`` handles a missing row or value)."""
     if name == "calls":
         return " ".join(str(call) for call in value)[:120]
+    if name == "results" and value != UNREPORTED:
+        read, capped = value
+        shown = ", ".join(f"{message} {kind}" + (f" ({detail})" if detail and detail != kind else "")
+                          for message, kind, detail in read) or "none read"
+        return (shown + (" (cut)" if capped else ""))[:160]
     return json.dumps(value, separators=(",", ":")) if not isinstance(value, str) else value
 
 

@@ -45,6 +45,7 @@ from properties.catalogue import Violation
 from properties.engine.model import Edge, Model
 from properties.engine.search import SearchResult, search
 from properties.engine.symmetry import Permutation
+from properties.review.behaviour import differing_observables
 from properties.review.guards import GuardPackage
 
 PREFIX = "EQ."
@@ -94,7 +95,7 @@ class Comparable(Protocol):
 
 
 def differing(base: dict[str, Any], head: dict[str, Any], checked: Iterable[str]) -> list[str]:
-    return [name for name in checked if base.get(name) != head.get(name)]
+    return differing_observables(base, head, tuple(checked))
 
 
 @attrs.define

@@ -98,3 +98,31 @@ def test_the_item_numbers_file_is_checked_and_named(tmp_path: Path) -> None:
         assert str(bad) in str(raised.value)
     assert list(behaviour.picked(iter("abcdef"), [1, 4])) == [(1, "b"), (4, "e")]
     assert list(behaviour.picked(iter("abc"), [])) == []
+
+
+def test_navigation_results_are_compared_and_a_field_base_lacks_is_shown_not_compared(tmp_path: Path) -> None:
+    # BASE names the two zero-token results the other way round: only how results were told apart changes,
+    # which the outcome's `results` alone reports.
+    base = tmp_path / "base"
+    shutil.copytree(ROOT / "guard", base / "guard", ignore=shutil.ignore_patterns("__pycache__"))
+    evidence = base / "guard" / "navigation_evidence.py"
+    text = evidence.read_text(encoding="utf-8")
+    told = '"zero-token manifest" if message.manifest else "zero-token counter"'
+    assert text.count(told) == 1
+    evidence.write_text(text.replace(told, '"zero-token counter" if message.manifest else "zero-token manifest"'),
+                        encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    comparisons, _items = compare_behaviour(ROOT, base, work, SEED, {"navigation": 300})
+    navigation = comparisons["navigation"]
+    assert navigation.traces_differing > 0
+    assert {name for name, counts in navigation.by_observable.items() if counts["traces"]} == {"results"}
+
+    # An older BASE whose outcome has no `results`: the observable is shown as unreported and never differs.
+    head_row = {"stop": None, "results": [[["t2", "empty", "empty content"]], False]}
+    base_row = {"stop": None, "results": behaviour.UNREPORTED}
+    result = behaviour.new_comparison("navigation", "{\"limits\": {}}", "{\"limits\": {}}")
+    behaviour.add_item(result, 0, [base_row], [head_row])
+    assert result.traces_differing == 0 and not result.shortest
+    behaviour.add_item(result, 1, [{**head_row, "stop": "tool_calls"}], [head_row])
+    assert result.traces_differing == 1 and set(result.shortest) == {"stop"}
