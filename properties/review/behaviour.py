@@ -274,6 +274,8 @@ class Comparison:
     shortest: dict[str, Difference] = attrs.field(factory=dict)
     base_limits: dict[str, Any] = attrs.field(factory=dict)
     head_limits: dict[str, Any] = attrs.field(factory=dict)
+    #: Observables a side's guard left unreported on some step (``UNREPORTED``), so compared on none of them.
+    unreported: list[str] = attrs.field(factory=list)
 
     @property
     def changed(self) -> bool:
@@ -336,6 +338,9 @@ def add_item(result: Comparison, number: int, base_rows: list[dict[str, Any]], h
         one, two = base_rows[step], head_rows[step]
         if one == two:
             continue
+        for name in observables:
+            if name not in result.unreported and UNREPORTED in (one.get(name), two.get(name)):
+                result.unreported.append(name)
         names = differing_observables(one, two, observables)
         if names:
             differs = True

@@ -67,7 +67,8 @@ def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Se
         report["subjects"][subject] = {
             "scopes": [{"scope": r.scope, "complete": r.complete, "proved": list(r.proved), "states": r.states,
                         "edges": r.edges, "seconds": round(r.seconds, 2), "searches": r.searches, "cut": r.cut,
-                        "problem": r.problem, "differs": sorted({k for d in r.differences for k in d.kinds})}
+                        "problem": r.problem, "differs": sorted({k for d in r.differences for k in d.kinds}),
+                        "unreported": list(r.unreported)}
                        for r in results],
             "traces": traces,
         }

@@ -45,7 +45,7 @@ from properties.catalogue import Violation
 from properties.engine.model import Edge, Model
 from properties.engine.search import SearchResult, search
 from properties.engine.symmetry import Permutation
-from properties.review.behaviour import differing_observables
+from properties.review.behaviour import UNREPORTED, differing_observables
 from properties.review.guards import GuardPackage
 
 PREFIX = "EQ."
@@ -109,6 +109,8 @@ class ProductModel:
     scope: str
     symmetries: Sequence[Permutation] = ()
     _unions: dict[tuple[int, int], tuple[Any, ...]] = attrs.field(factory=dict)
+    #: The checked observables a side left unreported on some step (``behaviour.UNREPORTED``): never proved equal.
+    unreported: set[str] = attrs.field(factory=set)
     #: The offers a union was worked out for, kept alive so that their identities stay theirs.
     _kept: list[Any] = attrs.field(factory=list)
 
@@ -145,6 +147,9 @@ class ProductModel:
         after_head = self.head.step(state[1], event).target
         seen_base = self.comparable.observe(self.base, state[0], event, after_base)
         seen_head = self.comparable.observe(self.head, state[1], event, after_head)
+        for name in self.checked:
+            if UNREPORTED in (seen_base.get(name), seen_head.get(name)):
+                self.unreported.add(name)
         tail = state[2] + 1 if (self.comparable.settled(self.base, after_base)
                                  and self.comparable.settled(self.head, after_head)) else 0
         violations = tuple(
@@ -192,6 +197,8 @@ class ScopeResult:
     searches: int
     cut: str = ""
     problem: str = ""
+    #: Observables one side's guard does not report (an older BASE): compared nowhere, so not proved equal.
+    unreported: tuple[str, ...] = ()
 
 
 def compare_scope(comparable: Comparable, base: GuardPackage, head: GuardPackage, scope: str,
@@ -204,10 +211,12 @@ def compare_scope(comparable: Comparable, base: GuardPackage, head: GuardPackage
     found: list[Difference] = []
     states = edges = searches = 0
     complete, cut, problem = True, "", ""
+    unreported: set[str] = set()
     while checked:
         product = ProductModel(comparable, base_model, head_model, checked, scope)
         result = searcher(product, max_states=max_states, seconds=max(1.0, seconds - (time.perf_counter() - started)))
         searches += 1
+        unreported |= product.unreported
         states, edges = max(states, result.states), edges + result.edges
         if result.broken or result.merge_broken is not None:
             problem = result.verdict()
@@ -219,9 +228,9 @@ def compare_scope(comparable: Comparable, base: GuardPackage, head: GuardPackage
         found.append(Difference(scope, kinds, result.start, tuple(result.path),
                                 tuple(str(v.message) for v in result.violations), result.states, result.seconds))
         checked = tuple(name for name in checked if name not in kinds)
-    proved = checked if complete else ()
-    return ScopeResult(scope, tuple(proved), complete, tuple(found), states, edges, time.perf_counter() - started,
-                       searches, cut, problem)
+    proved = tuple(name for name in checked if name not in unreported) if complete else ()
+    return ScopeResult(scope, proved, complete, tuple(found), states, edges, time.perf_counter() - started,
+                       searches, cut, problem, tuple(name for name in comparable.observables if name in unreported))
 
 
 def shortest_per_kind(results: Sequence[ScopeResult]) -> list[tuple[str, Difference]]:

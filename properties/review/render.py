@@ -26,6 +26,12 @@ NOT_RUN = ("the exhaustive comparison was not run (--no-exhaustive): 'no behavio
            "bulk work of each subject, not a proof")
 
 
+def unreported_note(row: dict[str, Any]) -> str:
+    """The observables a scope compared on neither side because one side's guard does not report them."""
+    unreported = row.get("unreported") or []
+    return f" (not reported by one side, so not compared: {', '.join(unreported)})" if unreported else ""
+
+
 def proof_line(proofs: "dict[str, Any] | None") -> str:
     """The exhaustive half in one clause: proved equal to the fixpoint in which scopes, or where it differs."""
     if proofs is None:
@@ -213,7 +219,7 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
             subject: {"unit": comparison.unit, "traces": comparison.traces, "steps": comparison.steps,
                       "traces_differing": comparison.traces_differing, "steps_differing": comparison.steps_differing,
                       "by_observable": comparison.by_observable, "base_limits": comparison.base_limits,
-                      "head_limits": comparison.head_limits}
+                      "head_limits": comparison.head_limits, "unreported": list(comparison.unreported)}
             for subject, comparison in comparisons.items()},
         "same_guard": same_guard,
         "behaviour_not_built": SAME_GUARD.format(tree=same_guard[:12]) if same_guard else
@@ -292,13 +298,16 @@ def markdown(data: dict[str, Any]) -> str:
         lines += _table(["scope", "pairs", "edges", "searches", "reached", "proved equal", "differs in", "seconds"],
                         [[r["scope"], f"{r['states']:,}", f"{r['edges']:,}", r["searches"],
                           "fixpoint" if r["complete"] else f"cut short ({r['cut'] or r['problem']})",
-                          ", ".join(r["proved"]) or "-", ", ".join(r["differs"]) or "-", r["seconds"]] for r in rows])
+                          (", ".join(r["proved"]) or "-") + unreported_note(r), ", ".join(r["differs"]) or "-",
+                          r["seconds"]] for r in rows])
     lines += ["", "## How the behaviour changed (seeded bulk work, BASE beside HEAD)"]
     for subject, b in data["behaviour"].items():
         lines += ["", f"### {subject}: {b['traces']:,} {b['unit']}, {b['steps']:,} steps; {b['traces_differing']:,} "
                       f"{b['unit']} and {b['steps_differing']:,} steps differ", ""]
         lines += _table(["observable", f"{b['unit']} differing", "steps differing"],
                         [[name, f"{v['traces']:,}", f"{v['steps']:,}"] for name, v in b["by_observable"].items()])
+        if b.get("unreported"):
+            lines += ["", f"Not reported by one side's guard, so not compared: {', '.join(b['unreported'])}"]
         if b["base_limits"] != b["head_limits"]:
             lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
     for item in data["distinguishing_traces"]:

@@ -126,3 +126,4 @@ def test_navigation_results_are_compared_and_a_field_base_lacks_is_shown_not_com
     assert result.traces_differing == 0 and not result.shortest
     behaviour.add_item(result, 1, [{**head_row, "stop": "tool_calls"}], [head_row])
     assert result.traces_differing == 1 and set(result.shortest) == {"stop"}
+    assert result.unreported == ["results"]
