@@ -142,6 +142,45 @@ def module_of(name: str) -> str:
     return module.replace(".", "/") + ".py"
 
 
+def function_of(name: str) -> str:
+    """``guard.hooks.x\u01c1ToolLoopGuard\u01c1_count__mutmut_8`` -> ``guard/hooks.py:ToolLoopGuard._count``."""
+    found = _MANGLED.match(name)
+    module = found["module"] if found else name.rpartition(".")[0]
+    body = name[len(module) + 1:].rpartition("__mutmut_")[0]
+    if body.startswith("x\u01c1"):
+        qualified = ".".join(part for part in body[2:].split("\u01c1") if part)
+    else:
+        qualified = body.removeprefix("x_")
+    return f"{module_of(name)}:{qualified}"
+
+
+def function_prints(root: Path, names: Iterable[str]) -> dict[str, str]:
+    """A hash of each named mutant's function as it is now (its code, comments left out), by ``function_of``.
+
+    mutmut numbers a function's mutants in the order it finds them in that function, so a name means the same
+    change only while the function is unchanged: a 'before' outcome is compared under a name only when the
+    function it was recorded in is the one judged now (a changed function renumbers its mutants)."""
+    import ast
+    import hashlib
+
+    wanted = {function_of(name) for name in names}
+    prints: dict[str, str] = {}
+    for module in sorted({key.partition(":")[0] for key in wanted}):
+        try:
+            tree = ast.parse((root / module).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError):
+            continue
+        for node in tree.body:
+            members = [(node.name, node)] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                [(f"{node.name}.{item.name}", item) for item in node.body
+                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))] if isinstance(node, ast.ClassDef) else []
+            for qualified, function in members:
+                key = f"{module}:{qualified}"
+                if key in wanted:
+                    prints[key] = hashlib.blake2b(ast.dump(function).encode("utf-8"), digest_size=8).hexdigest()
+    return prints
+
+
 def listed_mutants(root: Path) -> dict[str, list[str]]:
     """Every mutant mutmut generated, by module path, from its ``mutants/guard/*.py.meta`` files."""
     found: dict[str, list[str]] = {}
@@ -412,7 +451,8 @@ def run(root: Path, *, seed: int, sample: int | None, jobs: int, properties_from
     names = stratified(by_module, sample, seed) if sample is not None else sorted(n for v in by_module.values() for n in v)
     if properties_from is not None and record:
         # Recording 'before': the mutants already recorded keep their outcome (the verdict of REV does not change).
-        known = load_before().get("outcomes", {})
+        # A name recorded in a function that has changed since (or before prints were kept) is judged again.
+        known = same_function_outcomes(load_before(), root, names, legacy=False)
         say(f"  verdict-alone| {sum(1 for n in names if n in known)} of the sample already recorded as 'before'")
         names = [n for n in names if n not in known]
     say(f"  verdict-alone| {total} non-equivalent mutants ({len(listed)} listed equivalents left out); judging "
@@ -439,16 +479,53 @@ def load_before(path: Path = BEFORE_FILE) -> dict[str, Any]:
         raise VerdictAloneError(f"{path}: not JSON ({error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("outcomes"), dict):
         raise VerdictAloneError(f"{path}: field 'outcomes' missing or not an object")
+    if not isinstance(data.get("functions", {}), dict):
+        raise VerdictAloneError(f"{path}: field 'functions' not an object")
     return data
 
 
-def record_before(result: Run, path: Path = BEFORE_FILE) -> None:
-    """Merge this run's outcomes into the 'before' file (a run made with ``--properties-from``)."""
+def same_function_outcomes(before: dict[str, Any], root: Path, names: Iterable[str], legacy: bool = True) -> dict[str, str]:
+    """The recorded outcomes of ``names`` whose function is unchanged since they were recorded (``function_prints``).
+
+    ``legacy``: whether an outcome recorded before function prints were kept (no print for its function) still
+    counts, by name alone, as the table has always read it."""
+    outcomes, prints = before.get("outcomes", {}), before.get("functions", {})
+    wanted = [name for name in names if name in outcomes]
+    now = function_prints(root, wanted)
+    kept = {}
+    for name in wanted:
+        recorded = prints.get(function_of(name))
+        if (recorded is None and legacy) or (recorded is not None and recorded == now.get(function_of(name))):
+            kept[name] = outcomes[name]
+    return kept
+
+
+def comparable_before(before: dict[str, Any], root: Path, result: Run) -> dict[str, Any]:
+    """``before`` with only the outcomes the table may put beside this run's (``same_function_outcomes``)."""
+    if not before:
+        return before
+    return {**before, "outcomes": same_function_outcomes(before, root, [j.name for j in result.judged])}
+
+
+def record_before(result: Run, path: Path = BEFORE_FILE, root: "Path | None" = None) -> None:
+    """Merge this run's outcomes into the 'before' file (a run made with ``--properties-from``), with a print of
+    each judged mutant's function (``function_prints``), so a renumbered mutant is never read under an old name."""
     data = load_before(path) or {"outcomes": {}}
     data["commit"] = result.properties_from
     data["seed"] = result.seed
+    if root is not None:
+        # A function judged now whose recorded print differs (or was never kept): its other names were numbered
+        # in another version of it, so their outcomes go rather than being read under the new print.
+        judged = {j.name for j in result.judged}
+        now = function_prints(root, judged)
+        old = data.get("functions", {})
+        stale = {key for key, value in now.items() if old.get(key) != value}
+        data["outcomes"] = {name: outcome for name, outcome in data["outcomes"].items()
+                            if name in judged or function_of(name) not in stale}
     data["outcomes"].update({j.name: j.outcome for j in result.judged})
     data["outcomes"] = dict(sorted(data["outcomes"].items()))
+    if root is not None:
+        data["functions"] = dict(sorted({**data.get("functions", {}), **now}.items()))
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
@@ -565,9 +642,9 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
         result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record,
                      modules=modules)
         if record:
-            record_before(result)
+            record_before(result, root=root)
         # Read after the run: a 'before' recorded while this run was judging still makes the table.
-        before = load_before()
+        before = comparable_before(load_before(), root, result)
     except VerdictAloneError as error:
         sys.stderr.write(f"python -m mutations --verdict-alone: {error}\n")
         return 2

@@ -163,3 +163,34 @@ def test_a_renumbered_equivalent_stops_the_run_naming_its_entry(monkeypatch) -> 
         verdict_alone.check_equivalents(Path("."), [entry], {"guard/navigation.py": []})
     # A module not judged in this run is not read at all.
     verdict_alone.check_equivalents(Path("."), [entry], {"guard/hooks.py": []})
+
+
+def test_a_before_outcome_is_read_only_while_its_function_is_unchanged(tmp_path: Path) -> None:
+    module = tmp_path / "guard" / "rules.py"
+    module.parent.mkdir()
+    module.write_text("def keep(x):\n    return x > 1\n\n\nclass Box:\n    def open(self):\n        return 1\n",
+                      encoding="utf-8")
+    names = ["guard.rules.x_keep__mutmut_1", "guard.rules.x_keep__mutmut_2", "guard.rules.x\u01c1Box\u01c1open__mutmut_1"]
+    assert verdict_alone.function_of(names[2]) == "guard/rules.py:Box.open"
+
+    def run(*judged: str) -> verdict_alone.Run:
+        return verdict_alone.Run(seed=1, sample=None, equivalents=0, total=len(judged), seconds=0.0, properties_from="abc",
+                                 judged=tuple(verdict_alone.Judgement(n, "guard/rules.py", "budget", VIOLATED, "", 0.1)
+                                              for n in judged))
+
+    before = tmp_path / "before.json"
+    verdict_alone.record_before(run(*names), before, root=tmp_path)
+    data = verdict_alone.load_before(before)
+    assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == set(names)
+    # keep() changes, so its mutants are renumbered: their recorded outcomes no longer count; open()'s still do.
+    module.write_text(module.read_text(encoding="utf-8").replace("x > 1", "x > 1 and x < 9"), encoding="utf-8")
+    assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == {names[2]}
+    # Recording one of keep()'s names again drops its other, stale name rather than reading it under the new print.
+    verdict_alone.record_before(run(names[0]), before, root=tmp_path)
+    data = verdict_alone.load_before(before)
+    assert set(data["outcomes"]) == {names[0], names[2]}
+    assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == {names[0], names[2]}
+    # An outcome recorded before prints were kept is read by name in the table, and judged again when recording.
+    legacy = {"outcomes": {names[1]: VIOLATED}}
+    assert verdict_alone.same_function_outcomes(legacy, tmp_path, names) == {names[1]: VIOLATED}
+    assert verdict_alone.same_function_outcomes(legacy, tmp_path, names, legacy=False) == {}
