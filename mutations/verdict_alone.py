@@ -227,7 +227,7 @@ def outcome_of(answer: dict[str, Any]) -> tuple[str, str]:
     """(outcome, detail) of one warm verdict run."""
     if answer.get("timed_out"):
         return TIMED_OUT, f"past {TIMEOUT:.0f} s"
-    if str(answer.get("raised_in", "")).startswith("guard/"):
+    if str(answer.get("raised_in", "")).startswith("guard."):
         # The mutated guard raised before the verdict judged anything (say a validator that refuses the default
         # limits at import): ``python -m properties`` on that tree fails, so the verdict alone catches it.
         return CRASHED, f"the guard raised before any driver ran: {answer['crashed']} ({answer['raised_in']})"[:200]

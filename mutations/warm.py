@@ -290,17 +290,16 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
 
 
 def raised_in(error: BaseException) -> str:
-    """The file, relative to the working folder, whose code raised ``error`` (its innermost frame; "" if none).
+    """The module whose code raised ``error`` (its innermost frame's ``__name__``; "" if none).
 
     The verdict-alone report tells a guard that raises before any driver ran (a mutant that makes
-    ``guard/`` fail at import: the verdict then fails too) from the harness's own failure by it."""
+    ``guard/`` fail at import: the verdict then fails too) from the harness's own failure by it. The
+    module's name, not its file: a verdict taken from another revision imports the mutants from elsewhere."""
     frame = None
     trace = error.__traceback__
     while trace is not None:
         frame, trace = trace.tb_frame, trace.tb_next
-    if frame is None:
-        return ""
-    return Path(os.path.relpath(frame.f_code.co_filename, os.getcwd())).as_posix()
+    return str(frame.f_globals.get("__name__", "")) if frame is not None else ""
 
 
 def _verdict_line(output: str) -> str:

@@ -46,21 +46,21 @@ def test_a_verdict_run_is_read_by_what_failed_it() -> None:
     # Raised by the guard itself before any driver ran (a validator refusing the default limits): the verdict
     # fails on that tree, so it is a kill; raised by the harness, it stays a harness error.
     refused = outcome_of({"crashed": "ValueError: tool_calls must be a positive integer, got 24",
-                          "raised_in": "guard/navigation_limits.py"})
-    assert refused[0] == CRASHED and "guard/navigation_limits.py" in refused[1]
-    assert outcome_of({"crashed": "KeyError: 'x'", "raised_in": "properties/navigation/generate.py"})[0] == ERROR
+                          "raised_in": "guard.navigation_limits"})
+    assert refused[0] == CRASHED and "guard.navigation_limits" in refused[1]
+    assert outcome_of({"crashed": "KeyError: 'x'", "raised_in": "properties.navigation.generate"})[0] == ERROR
 
 
-def test_a_crash_is_placed_in_the_file_whose_code_raised_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = tmp_path / "guard" / "limits_probe.py"
-    module.parent.mkdir()
-    module.write_text("def refuse():\n    raise ValueError('no')\n", encoding="utf-8")
-    namespace: dict = {}
-    exec(compile(module.read_text(encoding="utf-8"), str(module), "exec"), namespace)
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(ValueError) as caught:
+def test_a_crash_is_placed_in_the_module_whose_code_raised_it() -> None:
+    namespace: dict = {"__name__": "guard.limits_probe"}
+    exec(compile("def refuse():\n    raise ValueError('no')\n", "/elsewhere/guard/limits_probe.py", "exec"), namespace)
+
+    def call() -> None:  # a harness frame above the guard's
         namespace["refuse"]()
-    assert warm.raised_in(caught.value) == "guard/limits_probe.py"
+
+    with pytest.raises(ValueError) as caught:
+        call()
+    assert warm.raised_in(caught.value) == "guard.limits_probe"
 
 
 def test_a_module_filter_keeps_only_the_named_modules_by_path_or_dotted_name() -> None:
