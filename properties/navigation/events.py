@@ -48,7 +48,7 @@ class Scenario:
     start_ms: int = 0
     #: Scaled-down navigation limits, as (``guard.navigation_limits.NavigationLimits`` field, value) pairs; empty:
     #: the seed's own. Production runs under them and the invariants judge by the spec's numbers scaled the same
-    #: way (``properties.navigation.invariants.spec_of``): the exhaustive model's scopes, kept in its saved files.
+    #: way (``properties.navigation.spec_rules.spec_of``): the exhaustive model's scopes, kept in its saved files.
     limits: tuple[tuple[str, int], ...] = ()
 
     def request(self) -> Request:

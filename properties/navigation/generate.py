@@ -55,7 +55,7 @@ REPLY_TIMES = ("early", "late", "after a silence", "just after a bound")
 #: Issue 24: the limits drawn for a share of the scenarios (``LIMITS_SHARE``), each field on its own (kept at its
 #: default half the time): every bound down to 1, the reserve down to 1 ms and a divisor of 1, evidence down to
 #: one character, and polling slices shorter and longer than the default. navigation.md's rules hold for any
-#: positive limits (``invariants.spec_of`` judges with the drawn numbers); the exhaustive model's one scope is
+#: positive limits (``spec_rules.spec_of`` judges with the drawn numbers); the exhaustive model's one scope is
 #: the only other place limits move. Slices stay at 700 ms or more: a scenario is played slice by slice up to
 #: its retrieval deadline (minutes), so shorter slices would cost a thousand polls for nothing new.
 LIMIT_CHOICES = {

@@ -15,7 +15,7 @@ Each edge plays the whole request so far (the prefix of slices, then a child
 that says nothing more until the deadline) against the reference and
 production on the subject's own fakes, through the navigation monitor: N1-N11
 judged by the one judge, with the spec's rules over the scaled numbers
-(``properties.navigation.invariants.spec_of``). A violation is the same
+(``properties.navigation.spec_rules.spec_of``). A violation is the same
 ``Violation`` the bulk and state-machine drivers report, and ``save`` writes
 the scenario as a ``navigation-scenario/1`` file carrying its limits, so
 ``python -m properties.replay FILE`` judges the same request.
@@ -43,7 +43,8 @@ from properties.catalogue import Tally
 from properties.engine.model import Edge
 from properties.engine.symmetry import Permutation
 from properties.navigation.events import Scenario, Timed
-from properties.navigation.invariants import BOUNDS, CATALOGUE
+from properties.navigation.invariants import CATALOGUE
+from properties.navigation.spec_rules import BOUNDS
 from properties.navigation.monitor import new_monitor
 from properties.navigation.trace_file import save as save_scenario
 

@@ -9,7 +9,8 @@ import attrs
 from properties import work_bound
 from properties.catalogue import Tally, Violation
 from properties.judge import Judge
-from properties.navigation.invariants import BOUNDS, BY_ID, CATALOGUE, Step, coverage, judge
+from properties.navigation.invariants import BY_ID, CATALOGUE, Step, coverage, judge
+from properties.navigation.spec_rules import BOUNDS
 from properties.navigation.events import Scenario
 from properties.subject import Partings
 

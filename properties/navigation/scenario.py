@@ -19,6 +19,7 @@ from guard.navigation_limits import NavigationLimits
 from guard.navigation_ports import Grant, Message, SynthesisCall
 from properties import work_bound
 from properties.navigation.events import Scenario
+from properties.navigation.spec_rules import spec_deadlines
 from reference import navigation as reference
 
 # -- fakes -----------------------------------------------------------------
@@ -68,9 +69,7 @@ class Allowance:
 
     @classmethod
     def of(cls, scenario: Scenario, limits: "NavigationLimits | None" = None) -> "Allowance":
-        # The spec's work deadline, as the monitor computes it (imported here: the monitor's module imports this one).
-        from properties.navigation.invariants import spec_deadlines
-
+        # The spec's work deadline, as the monitor computes it.
         work = max(0, spec_deadlines(scenario, scenario.start_ms)[0] - scenario.start_ms)
         slice_ms = (limits or NavigationLimits()).slice_ms
         polls = 2 * (math.ceil(work / slice_ms) + 1) + 8

@@ -18,7 +18,8 @@ import attrs
 from guard.navigation_limits import NavigationLimits
 from properties.navigation.counterexample import counterexample
 from properties.navigation.events import Scenario
-from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS, SPEC
+from properties.navigation.invariants import CATALOGUE, COVERAGE_MINIMUMS
+from properties.navigation.spec_rules import SPEC
 from properties.navigation.monitor import PARTINGS, new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema

@@ -92,7 +92,7 @@ def limits() -> dict[str, Any]:
 
 def rows_of_file(path: Path) -> list[dict[str, Any]]:
     """A saved file's rows. A file the exhaustive comparison saved names its scope (``scope=`` in its origin):
-    its limits are rebuilt on this side as the search built them (``budget_model.scope_limits``), and the trace
+    its limits are rebuilt on this side as the search built them (``budget_scopes.scope_limits``), and the trace
     is not cut after a stop, so its last step is the one the search found."""
     from guard.limits import Limits
 
@@ -100,7 +100,7 @@ def rows_of_file(path: Path) -> list[dict[str, Any]]:
     fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
     if "scope" not in fields:
         return rows_of(events)
-    from properties.review.budget_model import scope_limits, scope_named
+    from properties.review.budget_scopes import scope_limits, scope_named
 
     return rows_of(events, scope_limits(Limits, scope_named(fields["scope"])), cut=False)
 
