@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 import attrs
 
 from properties.budget.events import Event, FirstCall, Result, Round, Stop
+from properties.budget.explorer.keys import ID_NAMES, LABEL_OF
+
 if TYPE_CHECKING:
     from properties.budget.explorer.keys import State
     from properties.budget.explorer.scopes import Config
@@ -133,10 +135,6 @@ TERMINAL_RESULTS = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 DUPLICATES = (FRESH_FAILURES[0], FRESH_SUCCESSES[0])
 
 
-ID_NAMES = [f"c{index}" for index in range(4096)]
-
-
-LABEL_OF = {name: index for index, name in enumerate(ID_NAMES)}
 
 
 def with_id(template: Result, call_id: str, label: str) -> Result:

@@ -16,12 +16,14 @@ from properties.budget.monitor import Monitor, runaway_message
 from properties.catalogue import Tally, Violation
 from properties.judge import Judge
 from properties.budget.state import snap_production, snap_reference
-from properties.budget.explorer.alphabets import LABEL_OF, ORIGIN, PROBE_EVENT, events_of
+from properties.budget.explorer.alphabets import ORIGIN, PROBE_EVENT, events_of
 from properties.budget.explorer.canonical_form import canonical, child_ids, membership_of
 from properties.budget.explorer.checks import SymmetryChecks
 from properties.budget.explorer.copier import clone
 from properties.budget.explorer.history import ADMISSION_KEYS, FEATURE_KEYS
-from properties.budget.explorer.keys import Canon, CopyKey, History, P_AT, R_AT, State, decode_copy, new_key, raw_key, with_seen
+from properties.budget.explorer.keys import (
+    LABEL_OF, Canon, CopyKey, History, P_AT, R_AT, State, decode_copy, new_key, raw_key, with_seen,
+)
 from properties.budget.explorer.moves import CACHE_BOUNDS, Move, NO_FLAGS, REPRESENTATIVE, SEED_FLAGS, Transition, Verdict, representative_of
 from properties.budget.explorer.scopes import Config, new_prototypes
 from properties.budget.explorer.symmetry import checked_group, mirrored

@@ -13,8 +13,11 @@ import attrs
 
 from guard.budget import RunProgressBudget
 from properties.budget.copies import ALL_COPIES
-from properties.budget.explorer.alphabets import ID_NAMES
 from properties.budget.explorer.copier import clone
+
+#: The call ids the explorer's events carry ("c0", "c1", ...), by label: keys store a remembered id as its label.
+ID_NAMES = [f"c{index}" for index in range(4096)]
+LABEL_OF = {name: index for index, name in enumerate(ID_NAMES)}
 
 
 DEFERRED_CODES = {None: 0, "global": 1, "workspace": 2, "extension": 3}
