@@ -324,24 +324,6 @@ def against_base(base_tree: Path, survivors: list[Any], work: Path, jobs: int) -
     return BaseTwins(at_base, twins, "", time.monotonic() - started)
 
 
-def changed_tests(head: Path, base: str) -> tuple[list[str], list[str]]:
-    """Test files the change added or edited (as HEAD has them), and the tests in them it added or edited, as
-    ``path::name`` (``path::Class.name`` for a method), found by ``properties.review.changes.changed_units``."""
-    from properties.review.changes import changed_units, git
-
-    done = git(head, "diff", "--name-only", "--diff-filter=AM", base, "HEAD", "--", "tests/")
-    files = [name for name in done.stdout.split() if Path(name).name.startswith("test_") and name.endswith(".py")
-             and (head / name).is_file()]
-    tests = []
-    for file in files:
-        before = git(head, "show", f"{base}:{file}")
-        old = {file: before.stdout} if before.returncode == 0 else {}
-        for unit in changed_units(old, {file: (head / file).read_text(encoding="utf-8")}):
-            if unit.kind != "removed" and unit.name.rpartition(".")[2].startswith("test"):
-                tests.append(f"{file}::{unit.name}")
-    return files, tests
-
-
 @attrs.define
 class TestSides:
     files: list[str]

@@ -473,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _phase("the change's tests on both sides")
         step = time.monotonic()
         cpu_mark = _children_cpu()
-        test_files, changed_test_names = mutation_review.changed_tests(ROOT, base)
+        test_files, changed_test_names = changes.changed_tests(ROOT, base)
         sides = mutation_review.TestSides(test_files, changed_test_names) if same_guard else \
             mutation_review.tests_on_both(ROOT, tree, test_files, changed_test_names, work / "tests")
         timings["changed tests"] = time.monotonic() - step
