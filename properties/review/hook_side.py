@@ -35,11 +35,22 @@ OBSERVABLES = ("received", "counted", "stop", "counters", "error")
 DEFAULT_COUNT = 10_000
 
 
+#: Types that are JSON as they are, tested first by exact type (a subclass, say an enum, takes the general path).
+_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
 def plain(value: Any) -> Any:
     """``value`` as JSON-able data that two interpreters print alike (never an object's address)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {str(key): plain(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [plain(item) for item in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if attrs.has(type(value)):
+    if attrs.has(kind):
         return {"type": type(value).__name__, **{key: plain(item) for key, item in attrs.asdict(value, recurse=False).items()}}
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
