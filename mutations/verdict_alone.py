@@ -135,18 +135,19 @@ class Judgement:
 _MANGLED = re.compile(r"^(?P<module>.+?)\.x(?:_|\u01c1)")
 
 
+def _dotted_module(name: str) -> str:
+    found = _MANGLED.match(name)
+    return found["module"] if found else name.rpartition(".")[0]
+
+
 def module_of(name: str) -> str:
     """``guard.hooks.x\u01c1ToolLoopGuard\u01c1after_tool_call__mutmut_3`` -> ``guard/hooks.py`` (mutmut's mangling)."""
-    found = _MANGLED.match(name)
-    module = found["module"] if found else name.rpartition(".")[0]
-    return module.replace(".", "/") + ".py"
+    return _dotted_module(name).replace(".", "/") + ".py"
 
 
 def function_of(name: str) -> str:
     """``guard.hooks.x\u01c1ToolLoopGuard\u01c1_count__mutmut_8`` -> ``guard/hooks.py:ToolLoopGuard._count``."""
-    found = _MANGLED.match(name)
-    module = found["module"] if found else name.rpartition(".")[0]
-    body = name[len(module) + 1:].rpartition("__mutmut_")[0]
+    body = name[len(_dotted_module(name)) + 1:].rpartition("__mutmut_")[0]
     if body.startswith("x\u01c1"):
         qualified = ".".join(part for part in body[2:].split("\u01c1") if part)
     else:
@@ -507,25 +508,21 @@ def comparable_before(before: dict[str, Any], root: Path, result: Run) -> dict[s
     return {**before, "outcomes": same_function_outcomes(before, root, [j.name for j in result.judged])}
 
 
-def record_before(result: Run, path: Path = BEFORE_FILE, root: "Path | None" = None) -> None:
+def record_before(result: Run, root: Path, path: Path = BEFORE_FILE) -> None:
     """Merge this run's outcomes into the 'before' file (a run made with ``--properties-from``), with a print of
     each judged mutant's function (``function_prints``), so a renumbered mutant is never read under an old name."""
     data = load_before(path) or {"outcomes": {}}
     data["commit"] = result.properties_from
     data["seed"] = result.seed
-    if root is not None:
-        # A function judged now whose recorded print differs (or was never kept): its other names were numbered
-        # in another version of it, so their outcomes go rather than being read under the new print.
-        judged = {j.name for j in result.judged}
-        now = function_prints(root, judged)
-        old = data.get("functions", {})
-        stale = {key for key, value in now.items() if old.get(key) != value}
-        data["outcomes"] = {name: outcome for name, outcome in data["outcomes"].items()
-                            if name in judged or function_of(name) not in stale}
-    data["outcomes"].update({j.name: j.outcome for j in result.judged})
-    data["outcomes"] = dict(sorted(data["outcomes"].items()))
-    if root is not None:
-        data["functions"] = dict(sorted({**data.get("functions", {}), **now}.items()))
+    judged = {j.name for j in result.judged}
+    now = function_prints(root, judged)
+    # A function judged now whose recorded print differs (or was never kept): its other names were numbered in
+    # another version of it, so their outcomes go rather than being read under the new print.
+    old = data.get("functions", {})
+    stale = {key for key, value in now.items() if old.get(key) != value}
+    kept = {name: outcome for name, outcome in data["outcomes"].items() if function_of(name) not in stale}
+    data["outcomes"] = dict(sorted({**kept, **{j.name: j.outcome for j in result.judged}}.items()))
+    data["functions"] = dict(sorted({**old, **now}.items()))
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
@@ -642,7 +639,7 @@ def main(root: Path, reports: Path, *, seed: int, sample: int | None, jobs: int,
         result = run(root, seed=seed, sample=sample, jobs=jobs, properties_from=properties_from, record=record,
                      modules=modules)
         if record:
-            record_before(result, root=root)
+            record_before(result, root)
         # Read after the run: a 'before' recorded while this run was judging still makes the table.
         before = comparable_before(load_before(), root, result)
     except VerdictAloneError as error:

@@ -74,6 +74,11 @@ def value_differs(one: Any, two: Any) -> bool:
     return one != two and one != UNREPORTED and two != UNREPORTED
 
 
+def unreported_observables(one: dict[str, Any], two: dict[str, Any], observables: Sequence[str]) -> list[str]:
+    """The observables of two rows (one step on each side) that either side leaves unreported."""
+    return [name for name in observables if UNREPORTED in (one.get(name), two.get(name))]
+
+
 def differing_observables(one: dict[str, Any], two: dict[str, Any], observables: Sequence[str]) -> list[str]:
     """The observables of two rows (one step on each side) whose values differ (``value_differs``)."""
     return [name for name in observables if value_differs(one.get(name), two.get(name))]
@@ -338,9 +343,8 @@ def add_item(result: Comparison, number: int, base_rows: list[dict[str, Any]], h
         one, two = base_rows[step], head_rows[step]
         if one == two:
             continue
-        for name in observables:
-            if name not in result.unreported and UNREPORTED in (one.get(name), two.get(name)):
-                result.unreported.append(name)
+        result.unreported += [name for name in unreported_observables(one, two, observables)
+                              if name not in result.unreported]
         names = differing_observables(one, two, observables)
         if names:
             differs = True

@@ -15,6 +15,7 @@ import attrs
 SCALED = ("consecutive_failures", "total_failures", "rounds_without_progress", "identical_successes",
           "free_empty_lookups", "seen_calls", "successes")
 
+
 @attrs.frozen
 class Scope:
     name: str

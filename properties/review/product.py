@@ -45,7 +45,7 @@ from properties.catalogue import Violation
 from properties.engine.model import Edge, Model
 from properties.engine.search import SearchResult, search
 from properties.engine.symmetry import Permutation
-from properties.review.behaviour import UNREPORTED, differing_observables
+from properties.review.behaviour import differing_observables, unreported_observables
 from properties.review.guards import GuardPackage
 
 PREFIX = "EQ."
@@ -109,7 +109,8 @@ class ProductModel:
     scope: str
     symmetries: Sequence[Permutation] = ()
     _unions: dict[tuple[int, int], tuple[Any, ...]] = attrs.field(factory=dict)
-    #: The checked observables a side left unreported on some step (``behaviour.UNREPORTED``): never proved equal.
+    #: The checked observables a side left unreported on some step (``behaviour.unreported_observables``): never
+    #: proved equal.
     unreported: set[str] = attrs.field(factory=set)
     #: The offers a union was worked out for, kept alive so that their identities stay theirs.
     _kept: list[Any] = attrs.field(factory=list)
@@ -147,9 +148,7 @@ class ProductModel:
         after_head = self.head.step(state[1], event).target
         seen_base = self.comparable.observe(self.base, state[0], event, after_base)
         seen_head = self.comparable.observe(self.head, state[1], event, after_head)
-        for name in self.checked:
-            if UNREPORTED in (seen_base.get(name), seen_head.get(name)):
-                self.unreported.add(name)
+        self.unreported.update(unreported_observables(seen_base, seen_head, self.checked))
         tail = state[2] + 1 if (self.comparable.settled(self.base, after_base)
                                  and self.comparable.settled(self.head, after_head)) else 0
         violations = tuple(

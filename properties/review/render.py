@@ -27,9 +27,10 @@ NOT_RUN = ("the exhaustive comparison was not run (--no-exhaustive): 'no behavio
 
 
 def unreported_note(row: dict[str, Any]) -> str:
-    """The observables a scope compared on neither side because one side's guard does not report them."""
+    """The observables a scope or a bulk comparison compared on neither side because one side's guard does not
+    report them ("" when there are none)."""
     unreported = row.get("unreported") or []
-    return f" (not reported by one side, so not compared: {', '.join(unreported)})" if unreported else ""
+    return f"not reported by one side's guard, so not compared: {', '.join(unreported)}" if unreported else ""
 
 
 def proof_line(proofs: "dict[str, Any] | None") -> str:
@@ -298,7 +299,7 @@ def markdown(data: dict[str, Any]) -> str:
         lines += _table(["scope", "pairs", "edges", "searches", "reached", "proved equal", "differs in", "seconds"],
                         [[r["scope"], f"{r['states']:,}", f"{r['edges']:,}", r["searches"],
                           "fixpoint" if r["complete"] else f"cut short ({r['cut'] or r['problem']})",
-                          (", ".join(r["proved"]) or "-") + unreported_note(r), ", ".join(r["differs"]) or "-",
+                          (", ".join(r["proved"]) or "-") + (f" ({unreported_note(r)})" if r.get("unreported") else ""), ", ".join(r["differs"]) or "-",
                           r["seconds"]] for r in rows])
     lines += ["", "## How the behaviour changed (seeded bulk work, BASE beside HEAD)"]
     for subject, b in data["behaviour"].items():
@@ -307,7 +308,7 @@ def markdown(data: dict[str, Any]) -> str:
         lines += _table(["observable", f"{b['unit']} differing", "steps differing"],
                         [[name, f"{v['traces']:,}", f"{v['steps']:,}"] for name, v in b["by_observable"].items()])
         if b.get("unreported"):
-            lines += ["", f"Not reported by one side's guard, so not compared: {', '.join(b['unreported'])}"]
+            lines += ["", unreported_note(b).capitalize()]
         if b["base_limits"] != b["head_limits"]:
             lines += ["", f"Default limits differ: BASE {b['base_limits']}, HEAD {b['head_limits']}"]
     for item in data["distinguishing_traces"]:

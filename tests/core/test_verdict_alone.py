@@ -179,14 +179,14 @@ def test_a_before_outcome_is_read_only_while_its_function_is_unchanged(tmp_path:
                                               for n in judged))
 
     before = tmp_path / "before.json"
-    verdict_alone.record_before(run(*names), before, root=tmp_path)
+    verdict_alone.record_before(run(*names), tmp_path, before)
     data = verdict_alone.load_before(before)
     assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == set(names)
     # keep() changes, so its mutants are renumbered: their recorded outcomes no longer count; open()'s still do.
     module.write_text(module.read_text(encoding="utf-8").replace("x > 1", "x > 1 and x < 9"), encoding="utf-8")
     assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == {names[2]}
     # Recording one of keep()'s names again drops its other, stale name rather than reading it under the new print.
-    verdict_alone.record_before(run(names[0]), before, root=tmp_path)
+    verdict_alone.record_before(run(names[0]), tmp_path, before)
     data = verdict_alone.load_before(before)
     assert set(data["outcomes"]) == {names[0], names[2]}
     assert set(verdict_alone.same_function_outcomes(data, tmp_path, names)) == {names[0], names[2]}
