@@ -228,6 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--subject", action="append", metavar="NAME", help="only this subject's rows (repeatable)")
     parser.add_argument("--review-repeats", type=int, default=1,
                         help="reviews of a one-function change beside a default run (median of each; 0: none)")
+    parser.add_argument("--review-scenarios", action="store_true",
+                        help="only issue 20's review scenarios, each reviewed alone with the review's defaults beside one "
+                             "default run (python -m properties.review.scenarios)")
     parser.add_argument("--only-default-run", action="store_true",
                         help="no subject's rows: only the default run with and without progress")
     benched = [subject for subject in available() if subject.bench is not None]
@@ -236,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if subject.bench.add_options is not None:
             subject.bench.add_options(parser)
     args = parser.parse_args(argv)
+    if args.review_scenarios:
+        # Its own command (the review sits above the core, which never imports it): run as a reviewer would.
+        return subprocess.call([sys.executable, "-m", "properties.review.scenarios", "--seed", str(SEED),
+                                "--out", str(args.figures)], cwd=ROOT)
     if args.only_default_run:
         if args.skip_default_run or args.subject:
             print("python -m properties.bench: --only-default-run: not with --skip-default-run or --subject", file=sys.stderr)

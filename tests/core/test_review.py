@@ -28,6 +28,7 @@ from typing import Iterator
 import pytest
 
 from mutations import catalogue, scratch
+from properties.review import scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = {entry.id: entry for entry in catalogue.entries()}
@@ -55,15 +56,17 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield copy
 
 
-def _change(repo: Path, branch: str, edits: list[tuple[str, str, str]], message: str, start: str = "main") -> None:
+def _change(repo: Path, branch: str, edits: "tuple[tuple[str, str, str], ...] | list[tuple[str, str, str]]", message: str,
+            start: str = "main") -> None:
     """A branch off ``start`` with one commit making ``edits`` (file, exact old text, new text)."""
     _git(repo, "checkout", "-q", "-B", branch, start)
-    for file, find, replace in edits:
-        path = repo / file
-        text = path.read_text(encoding="utf-8")
-        assert text.count(find) == 1, (file, find)
-        path.write_text(text.replace(find, replace), encoding="utf-8")
+    scenarios.apply(repo, tuple(edits))
     _git(repo, "commit", "-q", "-am", message)
+
+
+def _scenario(repo: Path, scenario: scenarios.Scenario, start: str = "main") -> None:
+    """``scenario`` (issue 20's, shared with the bench) as a branch of its name off ``start``."""
+    _change(repo, scenario.name, scenario.edits, scenario.message, start)
 
 
 def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subprocess.CompletedProcess, dict | None]:
@@ -82,14 +85,7 @@ def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subproc
 
 def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_path: Path) -> None:
     # With a new test that holds on both sides: it cannot tell them apart, and the review names it.
-    new_test = "def test_lane_of_keeps_only_lane_names() -> None:\n    from guard.budget import lane_of\n\n" \
-               "    assert lane_of(\"workspace\") == \"workspace\" and lane_of(7) is None\n\n\n"
-    anchor = "def test_a_lane_refusal_is_never_granted_even_at_the_global_fuse() -> None:\n"
-    _change(repo, "refactor", [
-        ("guard/budget.py", '    if isinstance(lane, str) and lane in LANES:\n        return lane\n    return None\n',
-         '    return lane if isinstance(lane, str) and lane in LANES else None\n'),
-        ("tests/budget/test_budget_refusal.py", anchor, new_test + anchor),
-    ], "lane_of in one expression")
+    _scenario(repo, scenarios.REFACTOR)
     # A fleet's database that holds nothing: replayed against HEAD, and said so (issue 21 part 5).
     fleet = tmp_path / "fleet-db"
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants", "--database", str(fleet))
@@ -147,21 +143,18 @@ def test_a_change_outside_guard_compares_no_behaviour_and_says_why(repo: Path) -
 def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
     # Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise.
     # The unit test of the old rule is rewritten for the new one, as the change's author would.
-    _change(repo, "stricter", [
-        ("guard/budget.py", "            and kind not in self.corrected_kinds\n", "            and not self.corrected_kinds\n"),
-        ("tests/budget/test_budget_refusal.py",
-         "    assert budget.pending_correction == PROJECT_PATH\n    assert budget.correct_fuse(True) is True\n"
-         "    assert not budget.terminal\n    refuse(budget, PROJECT_PATH)\n"
-         "    assert budget.terminal and budget.pending_correction is None\n",
-         "    assert budget.pending_correction is None\n"),
-    ], "one remedy per run, not per kind")
+    # The author also moves the harness's own B9 test off two admissions in one streak, which the rule ends.
+    _scenario(repo, scenarios.STRICTER)
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None
     assert data["behaviour_changed"] is True
     test = "tests/budget/test_budget_refusal.py::test_a_second_kind_gets_its_own_single_grant"
-    assert data["changed_tests"] == [test]
-    assert data["tests_failing_on_base"] == [test] and data["non_distinguishing_tests"] == []
+    harness = "tests/budget/test_b9_reference_fuse.py::test_a_p_that_charges_twice_past_the_fuse_breaks_b9"
+    assert sorted(data["changed_tests"]) == sorted([test, harness])
+    # The rewritten unit test fails on BASE's guard; the harness's B9 test passes on both (it judges the
+    # harness, not the rule), so it is named as not telling the sides apart.
+    assert data["tests_failing_on_base"] == [test] and data["non_distinguishing_tests"] == [harness]
     assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.RunProgressBudget._observe_failure"]
     assert "002" in data["changed_functions"][0]["seeds"]
     assert "same-kind-twice" in [entry["id"] for entry in data["changed_functions"][0]["catalogue_entries"]]
@@ -225,7 +218,8 @@ def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:
     # The catalogue's own plant: the grant no longer checks the kinds already corrected (seed 002, B8).
     entry = ENTRIES["same-kind-twice"]
     assert entry.breaks == ("B8",)
-    _change(repo, "bug", [(entry.file, edit.find, edit.replace) for edit in entry.edits], "the remedy may run again")
+    assert scenarios.RULE_BUG.edits == tuple((entry.file, edit.find, edit.replace) for edit in entry.edits)
+    _scenario(repo, scenarios.RULE_BUG)
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 1, done.stdout[-4000:] + done.stderr
     assert data is not None
@@ -238,9 +232,7 @@ def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:
 
 
 def test_an_unadopted_reference_edit_fails_and_comes_first(repo: Path) -> None:
-    _change(repo, "reference", [("reference/budget.py", "from __future__ import annotations\n",
-                                 "from __future__ import annotations\n\n# an edit nobody adopted\n")],
-            "edit the oracle")
+    _scenario(repo, scenarios.REFERENCE)
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 1, done.stdout[-4000:]
     assert data is not None
@@ -268,11 +260,7 @@ def test_a_bad_base_and_a_dirty_tree_are_one_line_and_exit_2(repo: Path) -> None
 
 
 def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
-    _change(repo, "untested", [(
-        "guard/budget.py",
-        '    if isinstance(value, str) and value:\n        return value\n',
-        '    if value == "any-kind":\n        return "anything"\n    if isinstance(value, str) and value:\n        return value\n',
-    )], "a refusal kind nobody sends")
+    _scenario(repo, scenarios.UNTESTED)
     done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
     assert done.returncode == 1, done.stdout[-4000:] + done.stderr
     assert data is not None
@@ -287,16 +275,9 @@ def test_a_survivor_that_survived_at_base_too_is_carried_over_not_new(repo: Path
     so every mutant moves down a line. The survivors at HEAD are the same mutations BASE's tests let through:
     matched by unit and one-line diff, judged at BASE by BASE's own suite, they are carried over and the review
     passes. (The docstring edit is a real edit of the function: its mutants are generated and tested again.)"""
-    _change(repo, "untested-before", [(
-        "guard/budget.py",
-        '    if isinstance(value, str) and value:\n        return value\n',
-        '    if value == "any-kind":\n        return "anything"\n    if isinstance(value, str) and value:\n        return value\n',
-    )], "a refusal kind nobody sends")
-    _change(repo, "untested-carried", [(
-        "guard/budget.py",
-        '    """A correctable refusal kind counts only as a non-empty string."""\n',
-        '    """A correctable refusal kind counts only as a non-empty string.\n\n    Reworded only: the code is BASE\'s."""\n',
-    )], "refusal_kind: a longer docstring", start="untested-before")
+    assert scenarios.CARRIED.before is scenarios.UNTESTED
+    _change(repo, "untested-before", scenarios.UNTESTED.edits, scenarios.UNTESTED.message)
+    _change(repo, "untested-carried", scenarios.CARRIED.edits, scenarios.CARRIED.message, start="untested-before")
     done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None and data["new_survivors"] == [], data and data["new_survivors"]
