@@ -22,7 +22,8 @@ PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin", 
                "--ignore=tests/core/test_catalogue_cache.py", "--ignore=tests/core/test_warm.py",
                "--ignore=tests/core/test_left_out.py", "--ignore=tests/core/test_runaways.py",
                "--ignore=tests/core/test_progress_terminal.py", "--ignore=tests/core/test_figures_browser.py",
-               "--ignore=tests/core/test_review.py", "--ignore=tests/core/test_content_cache.py",
+               "--ignore=tests/core/test_review.py", "--ignore=tests/core/test_review_scenarios.py",
+               "--ignore=tests/core/test_content_cache.py",
                "--ignore=tests/core/test_red_check_earlier.py", "--ignore=tests/core/test_import_contracts.py")
 
 

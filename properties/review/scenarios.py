@@ -66,6 +66,19 @@ REFACTOR = Scenario(
          "    assert lane_of(\"workspace\") == \"workspace\" and lane_of(7) is None\n\n\n" + _ANCHOR),
     ), exit=0)
 
+#: The catalogue entry the stricter rule makes unkillable: with one remedy per run, no kind is granted after
+#: project-path, so planting a grant of first-write after it changes nothing. The rule's author retires it.
+_SUBSUMED_ENTRY = (
+    '    Entry(\n        "first-write-granted-at-cap-after-project-path", "002",\n'
+    '        "first-write is granted at the total cap once project-path alone was granted (one kind only)",\n'
+    '        BUDGET_PY, SUBJECT,\n        (\n            Edit(\n'
+    '                "            and self.failures < limits.total_failures\\n",\n'
+    '                "            and (self.failures < limits.total_failures\\n"\n'
+    "                '                 or (kind == \"playground-first-write\" and self.corrected_kinds == "
+    "{\"playground-project-path\"}))\\n',\n"
+    '            ),\n        ),\n        breaks=("B8",),\n    ),\n'
+)
+
 #: Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise. The unit
 #: test of the old rule is rewritten for the new one, as the change's author would.
 STRICTER = Scenario(
@@ -80,6 +93,33 @@ STRICTER = Scenario(
         # charge on a wait and one admission instead (it breaks B9 under either rule).
         ("tests/budget/test_b9_reference_fuse.py", '    assert "B9" in violated(two_admissions())\n',
          '    assert "B9" in violated(waited_then_admitted())\n'),
+        # The harness's own tests that built two grants in one run follow it too: the history test admits once
+        # and stops at the second kind, and the refusal-kind symmetry plant keeps the one granted correction of
+        # the kind the canonical form drops.
+        ("tests/budget/test_step_record.py",
+         "    # P admits both remedies. Pr has no empty-lookup or correctable flag, so the lookup and the correctable\n"
+         "    # failure are its third and fourth failures: it stops at the fuse before the refusals and admits none.\n"
+         "    assert last[1] == {\"P\": 2, \"Pr\": 0}\n"
+         "    # P's streak ends at the success; Pr's four failures reached the fuse and, stopped, it never resets.\n"
+         "    assert any(values[3][\"P\"] > 0 for values in seen) and last[3] == {\"P\": 0, \"Pr\": 4}\n"
+         "    assert any(values[2][\"P\"] == 2 for values in seen) and last[2] == {\"P\": 0, \"Pr\": 0}\n",
+         "    # P admits the first remedy and stops at the second kind (one remedy per run). Pr stops at the fuse\n"
+         "    # before the refusals and admits none.\n"
+         "    assert last[1] == {\"P\": 1, \"Pr\": 0}\n"
+         "    # Both stopped at the fuse with four in a row, and a stopped run never resets.\n"
+         "    assert last[3] == {\"P\": 4, \"Pr\": 4}\n"
+         "    assert any(values[2][\"P\"] == 1 for values in seen) and last[2] == {\"P\": 1, \"Pr\": 0}\n"),
+        ("tests/budget/test_explorer.py",
+         '    """Seed 002 broken for one kind: once both kinds were granted, the first-write correction survives its first call."""\n',
+         '    """Seed 002 broken for one kind: the project-path correction, the run\'s one grant, survives its first call."""\n'),
+        ("tests/budget/test_explorer.py",
+         "        if held == FIRST_WRITE and len(self.corrected_kinds) == 2:\n",
+         "        if held == \"playground-project-path\" and self.corrected_kinds == {held}:\n"),
+        # The rule catalogue follows the rule: same-kind-twice plants on the new condition, and the entry the new
+        # rule subsumes is retired (else the review would rightly name it a survivor nothing can kill).
+        ("mutations/entries/budget.py", 'Edit("            and kind not in self.corrected_kinds\\n", "")',
+         'Edit("            and not self.corrected_kinds\\n", "")'),
+        ("mutations/entries/budget.py", _SUBSUMED_ENTRY, ""),
     ), exit=0)
 
 #: The rule catalogue's ``same-kind-twice`` plant (seed 002, B8): the grant forgets the kinds already corrected.
@@ -154,7 +194,9 @@ def main(argv: "list[str] | None" = None) -> int:
 
     from properties.paths import ROOT, shared_dir
 
-    parser = argparse.ArgumentParser(prog="python -m properties.review.scenarios", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m properties.review.scenarios",
+                                     description="Each scenario reviewed with the review's defaults, one at a time, "
+                                                 "beside one default run.")
     parser.add_argument("--seed", type=int, default=20240601, help="the seed of every run (default: the bench's)")
     parser.add_argument("--only", action="append", choices=sorted(BY_NAME), help="only this scenario (repeatable)")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench", help="where each review.md is kept")

@@ -143,18 +143,21 @@ def test_a_change_outside_guard_compares_no_behaviour_and_says_why(repo: Path) -
 def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> None:
     # Seed 002 promises a remedy once per refusal kind; once per run is stricter and keeps every promise.
     # The unit test of the old rule is rewritten for the new one, as the change's author would.
-    # The author also moves the harness's own B9 test off two admissions in one streak, which the rule ends.
+    # The author also moves the harness's own tests and catalogue off two grants in one run, which the rule ends
+    # (``properties.review.scenarios.STRICTER``).
     _scenario(repo, scenarios.STRICTER)
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None
     assert data["behaviour_changed"] is True
     test = "tests/budget/test_budget_refusal.py::test_a_second_kind_gets_its_own_single_grant"
+    history = "tests/budget/test_step_record.py::test_kept_steps_read_their_own_moment"
     harness = "tests/budget/test_b9_reference_fuse.py::test_a_p_that_charges_twice_past_the_fuse_breaks_b9"
-    assert sorted(data["changed_tests"]) == sorted([test, harness])
-    # The rewritten unit test fails on BASE's guard; the harness's B9 test passes on both (it judges the
-    # harness, not the rule), so it is named as not telling the sides apart.
-    assert data["tests_failing_on_base"] == [test] and data["non_distinguishing_tests"] == [harness]
+    assert sorted(data["changed_tests"]) == sorted([test, history, harness])
+    # The rewritten unit test and the history test (one admission now) fail on BASE's guard; the harness's B9
+    # test passes on both (it judges the harness, not the rule), so it is named as not telling the sides apart.
+    assert sorted(data["tests_failing_on_base"]) == sorted([test, history])
+    assert data["non_distinguishing_tests"] == [harness]
     assert [c["qualified"] for c in data["changed_functions"]] == ["guard.budget.RunProgressBudget._observe_failure"]
     assert "002" in data["changed_functions"][0]["seeds"]
     assert "same-kind-twice" in [entry["id"] for entry in data["changed_functions"][0]["catalogue_entries"]]

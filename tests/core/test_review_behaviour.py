@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from properties.review import behaviour
+from properties.review import behaviour, scenarios
 from properties.review.__main__ import both_sides, compare_behaviour
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +28,11 @@ SEED = 5
 pytestmark = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
                                 reason="compares copies of guard/, never judges the mutant")
 
-# A stricter seed-002 rule (one remedy per run, not one per refusal kind): it alters some traces, not all.
-RULE = ("            and kind not in self.corrected_kinds\n", "            and not self.corrected_kinds\n")
+# A stricter seed-002 rule (one remedy per run, not one per refusal kind): it alters some traces, not all. The
+# review scenarios' own edit of guard/budget.py (``properties.review.scenarios.STRICTER``).
+_FILE, *_RULE = scenarios.STRICTER.edits[0]
+assert _FILE == "guard/budget.py"
+RULE = (_RULE[0], _RULE[1])
 
 
 def _base(tmp_path: Path, edit: "tuple[str, str] | None") -> Path:
