@@ -243,6 +243,10 @@ def main(argv: "list[str] | None" = None) -> int:
         except subprocess.TimeoutExpired as error:
             print(f"python -m properties.review.scenarios: cut off after {error.timeout:.0f} s", file=sys.stderr)
             return 1
+        except (RuntimeError, ValueError) as error:
+            # A scenario that no longer fits HEAD (ValueError names the file) or a git step that failed.
+            print(f"python -m properties.review.scenarios: {error}", file=sys.stderr)
+            return 2
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
             subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
