@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 from properties import profiles, progress
 from properties.paths import ROOT, shared_dir
+from properties.process_group import exit_on_sigterm, timed
 from properties.subject import Subject, available
 
 SEED = 20_240_601
@@ -134,7 +135,6 @@ def bench_review_cost(repeats: int, timeout: float, mutants: bool) -> dict[str, 
 
     Both run as their commands do (``python -m properties.review HEAD~1``, ``python -m properties``), with the
     bench's seed and ``--quiet``; ``mutants`` False passes ``--no-mutants`` to the review."""
-    import resource
     import tempfile
 
     label = "review of a one-function change" + ("" if mutants else " (--no-mutants)")
@@ -170,17 +170,13 @@ def bench_review_cost(repeats: int, timeout: float, mutants: bool) -> dict[str, 
                 for name in (("default run", "review") if number % 2 == 0 else ("review", "default run")):
                     progress.update(label, done=len(walls["review"]) + len(walls["default run"]), total=2 * repeats,
                                     unit="runs", side=f"now: {name}", force=True)
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    started = time.perf_counter()
                     try:
-                        done = subprocess.run(commands[name], cwd=tree, env=env, stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.DEVNULL, timeout=timeout)
+                        wall, cpu, code = timed(commands[name], tree, env, timeout)
                     except subprocess.TimeoutExpired:
                         return {"status": f"the {name} was cut off after {timeout:.0f} s"}
-                    walls[name].append(time.perf_counter() - started)
-                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-                    codes[name].add(done.returncode)
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
+                    codes[name].add(code)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
             subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
@@ -239,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if subject.bench.add_options is not None:
             subject.bench.add_options(parser)
     args = parser.parse_args(argv)
+    # A cancelled bench removes its review worktree and stops what it was timing (properties.process_group).
+    exit_on_sigterm()
     if args.review_scenarios:
         # Its own command (the review sits above the core, which never imports it): run as a reviewer would.
         return subprocess.call([sys.executable, "-m", "properties.review.scenarios", "--seed", str(SEED),

@@ -163,28 +163,14 @@ def _git(tree: Path, *args: str) -> None:
         raise RuntimeError(f"git {args[0]}: {done.stderr.strip()[-200:]}")
 
 
-def _timed(command: list[str], tree: Path, env: dict[str, str], timeout: float) -> tuple[float, float, int]:
-    """(wall s, CPU s of the process tree, exit status) of one command run to its end in ``tree``."""
-    import resource
-    import subprocess
-    import time
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          timeout=timeout)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done.returncode
-
-
 def main(argv: "list[str] | None" = None) -> int:
     """Each scenario reviewed with the review's defaults, one at a time, beside one default run first.
 
     Each scenario is committed on a detached worktree of HEAD (its ``before`` first, when it has one) and
     reviewed against its parent (``python -m properties.review HEAD~1 --seed S --quiet``); the worktree is reset
     to HEAD between scenarios. Prints one row per scenario (wall, CPU, exit and the exit the scenario expects, the
-    ratio to the default run) and keeps each ``review.md`` under ``--out`` as ``review-<name>.md``."""
+    ratio to the default run) and keeps each ``review.md`` under ``--out`` as ``review-<name>.md``. Stopped by
+    Ctrl-C, SIGTERM or ``--timeout``, it stops the running review's whole process group and removes its worktree."""
     import argparse
     import os
     import shutil
@@ -193,6 +179,7 @@ def main(argv: "list[str] | None" = None) -> int:
     import tempfile
 
     from properties.paths import ROOT, shared_dir
+    from properties.process_group import exit_on_sigterm, timed
 
     parser = argparse.ArgumentParser(prog="python -m properties.review.scenarios",
                                      description="Each scenario reviewed with the review's defaults, one at a time, "
@@ -209,6 +196,7 @@ def main(argv: "list[str] | None" = None) -> int:
     print(f"review scenarios: seed {args.seed}, {len(chosen)} scenario(s), {os.cpu_count()} CPUs, one at a time", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
+    exit_on_sigterm()
     with tempfile.TemporaryDirectory(prefix="properties-review-scenarios-") as scratch:
         tree = Path(scratch) / "tree"
         added = subprocess.run(["git", "worktree", "add", "--detach", str(tree), "HEAD"], cwd=ROOT,
@@ -220,19 +208,18 @@ def main(argv: "list[str] | None" = None) -> int:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()
         env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "GUARD_SHARED": str(shared_dir())}
         try:
-            run_wall, run_cpu, run_exit = _timed(
+            run_wall, run_cpu, run_exit = timed(
                 [sys.executable, "-m", "properties", "--seed", str(args.seed), "--quiet", "--out",
                  str(Path(scratch) / "reports-run")], tree, env, args.timeout)
             print(f"  default run: {run_wall:.1f} s wall, {run_cpu:.1f} CPU s, exit {run_exit}", flush=True)
             for scenario in chosen:
-                _git(tree, "checkout", "-q", "--detach", head)
                 _git(tree, "reset", "-q", "--hard", head)
                 for step in (scenario.before, scenario):
                     if step is not None:
                         apply(tree, step.edits)
                         _git(tree, "commit", "-q", "-am", step.message)
                 out = Path(scratch) / f"reports-{scenario.name}"
-                wall, cpu, code = _timed(
+                wall, cpu, code = timed(
                     [sys.executable, "-m", "properties.review", "HEAD~1", "--seed", str(args.seed), "--quiet",
                      "--out", str(out)], tree, env, args.timeout)
                 if (out / "review.md").is_file():

@@ -36,3 +36,4 @@ def test_a_scenario_that_no_longer_fits_is_refused_naming_its_file(tmp_path: Pat
 def test_the_rule_bug_is_the_catalogues_own_plant() -> None:
     entry = {entry.id: entry for entry in catalogue.entries()}["same-kind-twice"]
     assert scenarios.RULE_BUG.edits == tuple((entry.file, edit.find, edit.replace) for edit in entry.edits)
+
