@@ -684,6 +684,79 @@ def _pytest_in_mutants(root: Path, args: list[str], label: str, tests: list[str]
             return None
 
 
+class WarmPytest:
+    """A ``mutations.warm_pytest`` server over ``tests`` in ``root``'s ``mutants/`` copy: ``run`` answers what
+    ``_pytest_in_mutants`` would, from a fork of one collection instead of a fresh interpreter.
+
+    ``ready`` is False when the server could not collect the files (a collection error, a crash, no answer within
+    ``timeout``); ``run`` returns ``GONE`` when the server stopped answering. Either way the caller runs cold."""
+
+    GONE = "gone"
+
+    def __init__(self, root: Path, args: list[str], tests: list[str], log: Path, timeout: float) -> None:
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)  # mutants/ must come first on sys.path, as under mutmut
+        env["PYTHONHASHSEED"] = "0"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        setup = json.dumps({"args": args, "tests": tests, "log": str(log)})
+        self.process: subprocess.Popen[str] | None = subprocess.Popen(
+            [sys.executable, "-m", "mutations.warm_pytest", setup], cwd=root / "mutants", env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        answer = self._answer(timeout)
+        self.ready = isinstance(answer, dict) and answer.get("ready") is True
+        if not self.ready:
+            self.close()
+
+    def _answer(self, timeout: float) -> Any:
+        """The server's next line as JSON; None when it does not come within ``timeout`` or is not JSON."""
+        import selectors
+
+        if self.process is None or self.process.stdout is None:
+            return None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            if not selector.select(timeout):
+                return None
+        try:
+            return json.loads(self.process.stdout.readline())
+        except ValueError:
+            return None
+
+    def run(self, label: str, tests: list[str], killers: Path, priority: Path | None, stop_at_first: bool,
+            timeout: float, log: Path) -> int | None | str:
+        """pytest over ``tests`` with ``label`` as the mutant (as ``_pytest_in_mutants``); ``GONE`` if the server is."""
+        if self.process is None or self.process.stdin is None:
+            return self.GONE
+        request = {"label": label, "tests": tests, "killers": str(killers),
+                   "priority": str(priority) if priority is not None else None, "stop_at_first": stop_at_first,
+                   "timeout": timeout, "log": str(log)}
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            self.close()
+            return self.GONE
+        # The server kills a run past ``timeout`` itself; the margin covers its fork and its answer.
+        answer = self._answer(timeout + 30.0)
+        if not isinstance(answer, dict) or "code" not in answer:
+            self.close()
+            return self.GONE
+        code = answer["code"]
+        return code if code is None or type(code) is int else self.GONE
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+
+
 def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[str], reports: Path,
               timeout: float = NEAR_TIMEOUT) -> MutmutResult:
     """The review's cheapest stage (``mutations.review.mutate_changed``): each mutant ``select`` accepts, tested by
@@ -702,6 +775,10 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     as before, and so is a mutant whose killer fails without a mutant too. A kill here is therefore never
     weaker than mutmut's: only the cost of finding it changes.
 
+    Each run is forked from one collection of ``tests`` (``mutations.warm_pytest``: pytest's start-up and the
+    files' collection paid once, not once per mutant, as mutmut runs its own mutants), or run cold when that
+    collection fails or its server stops answering.
+
     Returns every selected mutant, killed (with its killer), survived or not checked, with mutmut's diffs; each
     mutant's pytest output is kept in ``reports/logs/``."""
     check_mutmut()
@@ -719,6 +796,42 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     path_of = {key: str(path) for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})}
     chosen = sorted((key for key in path_of if select(key)), key=_serial_order)
     args = mutmut_pytest_args(root)
+    # Every run of this stage forks from one collection of ``tests`` (``mutations.warm_pytest``), or runs cold
+    # when that server cannot collect them or stops answering: the same pytest either way.
+    step = time.monotonic()
+    warm: WarmPytest | None = WarmPytest(root, args, tests, reports / "logs" / "warm-collection.log", timeout)
+    assert warm is not None
+    phases["one collection, forked per run"] = time.monotonic() - step
+    if not warm.ready:
+        print("  mutations| stage 0: no warm collection (see logs/warm-collection.log): one cold pytest per mutant",
+              flush=True)
+        warm = None
+
+    def pytest_in_mutants(label: str, run_tests: list[str], record: Path, priority: Path | None, stop_at_first: bool,
+                          log: Path) -> int | None:
+        nonlocal warm
+        if warm is not None:
+            code = warm.run(label, run_tests, record, priority, stop_at_first, timeout, log)
+            if code != WarmPytest.GONE:
+                return code if code is None or isinstance(code, int) else None
+            print("  mutations| stage 0: the warm collection stopped answering: cold pytest from here", flush=True)
+            warm = None
+            record.unlink(missing_ok=True)
+        return _pytest_in_mutants(root, args, label, run_tests, record, priority, stop_at_first, timeout, log)
+
+    try:
+        return _kill_near_runs(root, chosen, path_of, tests, reports, timeout, started, phases, sources,
+                               pytest_in_mutants)
+    finally:
+        if warm is not None:
+            warm.close()
+
+
+def _kill_near_runs(root: Path, chosen: list[str], path_of: dict[str, str], tests: list[str], reports: Path,
+                    timeout: float, started: float, phases: dict[str, float], sources: dict[str, str],
+                    pytest_in_mutants: Callable[[str, list[str], Path, Path | None, bool, Path], int | None]
+                    ) -> MutmutResult:
+    """``kill_near``'s runs: each chosen mutant, then the killers again with no mutant (see ``kill_near``)."""
     killers: dict[str, str] = {}
     priority = reports / "near-priority.txt"
     priority.write_text("", encoding="utf-8")
@@ -727,8 +840,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     for number, name in enumerate(chosen, 1):
         record = reports / "near-failures.tsv"
         record.unlink(missing_ok=True)
-        exit_code = _pytest_in_mutants(root, args, name, tests, record, priority, True, timeout,
-                                       reports / "logs" / f"{name}.log")
+        exit_code = pytest_in_mutants(name, tests, record, priority, True, reports / "logs" / f"{name}.log")
         failed = [line.partition("\t")[2] for line in record.read_text(encoding="utf-8").splitlines()] \
             if record.is_file() else []
         first = failed[0] if failed else ""
@@ -755,7 +867,7 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
         # Each killer once more with no mutant active: a test that fails anyway proves nothing about a mutant.
         record = reports / "near-clean-failures.tsv"
         record.unlink(missing_ok=True)
-        _pytest_in_mutants(root, args, "", distinct, record, None, False, timeout, reports / "logs" / "killers-without-a-mutant.log")
+        pytest_in_mutants("", distinct, record, None, False, reports / "logs" / "killers-without-a-mutant.log")
         red = set(scratch.read_failures(record))
         if red:
             print(f"  mutations| {len(red)} killers fail without a mutant too ({', '.join(sorted(red)[:3])}): "

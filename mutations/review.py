@@ -89,7 +89,8 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
 
     The mutants are judged in up to three stages, each only for what the
     one before did not kill. Stage 0 (``mutmut_layer.kill_near``) runs
-    pytest once per mutant over the test files that import a changed module
+    pytest once per mutant (forked from one collection of the files,
+    ``mutations.warm_pytest``) over the test files that import a changed module
     (``nearby_tests``, those naming a changed function first), stopping at
     the first failure: a kill there is a test that fails with the mutant
     active and passes without it, and it costs those tests up to the first
@@ -124,7 +125,8 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
         near = ordered_nearby(copy, nearby_tests(copy, modules), {name for path, name in units if path.startswith("guard/")})
         direct = None
         if near:
-            print(f"  mutations| stage 0: one pytest run per mutant over the {len(near)} test files that import "
+            print(f"  mutations| stage 0: one pytest run per mutant, forked from one collection of the {len(near)} "
+                  f"test files that import "
                   f"{', '.join(sorted(modules))}, first failure kills", flush=True)
             direct = mutmut_layer.kill_near(copy, jobs, select, near, reports / "direct")
             if not direct.run_ok:

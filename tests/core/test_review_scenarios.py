@@ -37,3 +37,10 @@ def test_the_rule_bug_is_the_catalogues_own_plant() -> None:
     entry = {entry.id: entry for entry in catalogue.entries()}["same-kind-twice"]
     assert scenarios.RULE_BUG.edits == tuple((entry.file, edit.find, edit.replace) for edit in entry.edits)
 
+
+
+def test_the_bench_reviews_the_refactor_scenarios_guard_edit() -> None:
+    # The bench (core) cannot import the review; the one-function change it times must stay the refactor's.
+    from properties import bench
+
+    assert bench.REVIEWED_CHANGE == next(edit for edit in scenarios.REFACTOR.edits if edit[0].startswith("guard/"))
