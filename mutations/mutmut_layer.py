@@ -684,79 +684,6 @@ def _pytest_in_mutants(root: Path, args: list[str], label: str, tests: list[str]
             return None
 
 
-class WarmPytest:
-    """A ``mutations.warm_pytest`` server over ``tests`` in ``root``'s ``mutants/`` copy: ``run`` answers what
-    ``_pytest_in_mutants`` would, from a fork of one collection instead of a fresh interpreter.
-
-    ``ready`` is False when the server could not collect the files (a collection error, a crash, no answer within
-    ``timeout``); ``run`` returns ``GONE`` when the server stopped answering. Either way the caller runs cold."""
-
-    GONE = "gone"
-
-    def __init__(self, root: Path, args: list[str], tests: list[str], log: Path, timeout: float) -> None:
-        env = dict(os.environ)
-        env.pop("PYTHONPATH", None)  # mutants/ must come first on sys.path, as under mutmut
-        env["PYTHONHASHSEED"] = "0"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        setup = json.dumps({"args": args, "tests": tests, "log": str(log)})
-        self.process: subprocess.Popen[str] | None = subprocess.Popen(
-            [sys.executable, "-m", "mutations.warm_pytest", setup], cwd=root / "mutants", env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        answer = self._answer(timeout)
-        self.ready = isinstance(answer, dict) and answer.get("ready") is True
-        if not self.ready:
-            self.close()
-
-    def _answer(self, timeout: float) -> Any:
-        """The server's next line as JSON; None when it does not come within ``timeout`` or is not JSON."""
-        import selectors
-
-        if self.process is None or self.process.stdout is None:
-            return None
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            if not selector.select(timeout):
-                return None
-        try:
-            return json.loads(self.process.stdout.readline())
-        except ValueError:
-            return None
-
-    def run(self, label: str, tests: list[str], killers: Path, priority: Path | None, stop_at_first: bool,
-            timeout: float, log: Path) -> int | None | str:
-        """pytest over ``tests`` with ``label`` as the mutant (as ``_pytest_in_mutants``); ``GONE`` if the server is."""
-        if self.process is None or self.process.stdin is None:
-            return self.GONE
-        request = {"label": label, "tests": tests, "killers": str(killers),
-                   "priority": str(priority) if priority is not None else None, "stop_at_first": stop_at_first,
-                   "timeout": timeout, "log": str(log)}
-        try:
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-        except OSError:
-            self.close()
-            return self.GONE
-        # The server kills a run past ``timeout`` itself; the margin covers its fork and its answer.
-        answer = self._answer(timeout + 30.0)
-        if not isinstance(answer, dict) or "code" not in answer:
-            self.close()
-            return self.GONE
-        code = answer["code"]
-        return code if code is None or type(code) is int else self.GONE
-
-    def close(self) -> None:
-        if self.process is None:
-            return
-        process, self.process = self.process, None
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-            process.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
-
-
 def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[str], reports: Path,
               timeout: float = NEAR_TIMEOUT) -> MutmutResult:
     """The review's cheapest stage (``mutations.review.mutate_changed``): each mutant ``select`` accepts, tested by
@@ -775,9 +702,12 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     as before, and so is a mutant whose killer fails without a mutant too. A kill here is therefore never
     weaker than mutmut's: only the cost of finding it changes.
 
-    Each run is forked from one collection of ``tests`` (``mutations.warm_pytest``: pytest's start-up and the
-    files' collection paid once, not once per mutant, as mutmut runs its own mutants), or run cold when that
-    collection fails or its server stops answering.
+    Each run is forked from one collection of ``tests`` (the catalogue's warm server, ``mutations.warm``, given
+    only these files and mutmut's options: pytest's start-up and the files' collection are paid once, not once
+    per mutant, as mutmut runs its own mutants), or run cold when that collection fails or its server stops
+    answering. A fork inherits what the test modules computed when they were imported with no mutant active
+    (mutmut's own forks do too); that can hide a kill, never make one, since each killer is run again with no
+    mutant and a mutant this stage does not kill goes on to mutmut.
 
     Returns every selected mutant, killed (with its killer), survived or not checked, with mutmut's diffs; each
     mutant's pytest output is kept in ``reports/logs/``."""
@@ -796,35 +726,56 @@ def kill_near(root: Path, jobs: int, select: Callable[[str], bool], tests: list[
     path_of = {key: str(path) for path in source_files(root) for key in _load_meta(root, path).get("exit_code_by_key", {})}
     chosen = sorted((key for key in path_of if select(key)), key=_serial_order)
     args = mutmut_pytest_args(root)
-    # Every run of this stage forks from one collection of ``tests`` (``mutations.warm_pytest``), or runs cold
-    # when that server cannot collect them or stops answering: the same pytest either way.
+    # Every run of this stage forks from one collection of ``tests`` (the catalogue's warm server,
+    # ``mutations.warm``, narrowed to these files and mutmut's options), or runs cold when that server cannot
+    # collect them or stops answering: the same pytest either way.
+    from mutations import warm
+    from properties.paths import shared_dir
+
     step = time.monotonic()
-    warm: WarmPytest | None = WarmPytest(root, args, tests, reports / "logs" / "warm-collection.log", timeout)
-    assert warm is not None
+    server: warm.Server | None = None
+    try:
+        server = warm.Server(root / "mutants", None, startup_timeout=timeout, shared=shared_dir(),
+                             collect={"args": args, "tests": tests})
+    except (warm.ServerError, OSError) as error:
+        print(f"  mutations| stage 0: no warm collection ({error}): one cold pytest per mutant", flush=True)
     phases["one collection, forked per run"] = time.monotonic() - step
-    if not warm.ready:
-        print("  mutations| stage 0: no warm collection (see logs/warm-collection.log): one cold pytest per mutant",
-              flush=True)
-        warm = None
+    folders = reports / "warm"
 
     def pytest_in_mutants(label: str, run_tests: list[str], record: Path, priority: Path | None, stop_at_first: bool,
                           log: Path) -> int | None:
-        nonlocal warm
-        if warm is not None:
-            code = warm.run(label, run_tests, record, priority, stop_at_first, timeout, log)
-            if code != WarmPytest.GONE:
-                return code if code is None or isinstance(code, int) else None
-            print("  mutations| stage 0: the warm collection stopped answering: cold pytest from here", flush=True)
-            warm = None
-            record.unlink(missing_ok=True)
+        nonlocal server
+        if server is not None:
+            folder = folders / (label or "no-mutant")
+            folder.mkdir(parents=True, exist_ok=True)
+            first = [line for line in priority.read_text(encoding="utf-8").splitlines() if line] \
+                if priority is not None and priority.is_file() else []
+            try:
+                outcome = server.judge("pytest", label, folder, 0, timeout, priority=first, tests=run_tests, args=args,
+                                       stop_at_first=stop_at_first, log=log,
+                                       durations=record.with_suffix(".no-durations"))
+            except warm.ServerError as error:
+                outcome = {"crashed": str(error)}
+            if outcome.get("timed_out"):
+                return None
+            if "crashed" not in outcome and "exit_code" in outcome:
+                # The child's failures, in the plugin's own record format, where the cold run would leave them.
+                record.write_text("".join(f"{label}\t{test}\n" for test in outcome.get("failures", [])),
+                                  encoding="utf-8")
+                code = outcome["exit_code"]
+                return code if code is None or type(code) is int else None
+            print(f"  mutations| stage 0: the warm server failed ({outcome.get('crashed', outcome)}): cold pytest "
+                  "from here", flush=True)
+            server.close()
+            server = None
         return _pytest_in_mutants(root, args, label, run_tests, record, priority, stop_at_first, timeout, log)
 
     try:
         return _kill_near_runs(root, chosen, path_of, tests, reports, timeout, started, phases, sources,
                                pytest_in_mutants)
     finally:
-        if warm is not None:
-            warm.close()
+        if server is not None:
+            server.close()
 
 
 def _kill_near_runs(root: Path, chosen: list[str], path_of: dict[str, str], tests: list[str], reports: Path,

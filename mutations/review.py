@@ -89,8 +89,8 @@ def mutate_changed(head: Path, units: set[tuple[str, str]], entry_ids: list[str]
 
     The mutants are judged in up to three stages, each only for what the
     one before did not kill. Stage 0 (``mutmut_layer.kill_near``) runs
-    pytest once per mutant (forked from one collection of the files,
-    ``mutations.warm_pytest``) over the test files that import a changed module
+    pytest once per mutant (forked from one collection of the files by the
+    catalogue's warm server, ``mutations.warm``) over the test files that import a changed module
     (``nearby_tests``, those naming a changed function first), stopping at
     the first failure: a kill there is a test that fails with the mutant
     active and passes without it, and it costs those tests up to the first

@@ -201,15 +201,26 @@ def _pytest_args() -> list[str]:
     return [*PYTEST_ARGS, "-x"]
 
 
-def _warm_up(root: Path) -> None:
-    """Import what every child needs and collect the suite once, so that the forks inherit it."""
+def _warm_up(root: Path, collect: dict[str, Any] | None) -> None:
+    """Import what every child needs and collect the suite once, so that the forks inherit it.
+
+    ``collect`` (``{"args": [...], "tests": [...]}``) narrows the server to some test files with their own pytest
+    options, as the review's stage 0 runs mutmut's mutants (``mutmut_layer.kill_near``): only those files are
+    collected, and the property drivers are not imported. A collection that fails raises ``ServerError``."""
     import importlib
 
+    import pytest
+
+    if collect is not None:
+        with contextlib.redirect_stdout(io.StringIO()) as shown:
+            code = pytest.main(["--collect-only", "-q", *collect["args"], *collect["tests"]])
+        if code != 0:
+            raise ServerError(f"pytest exit {code} collecting {len(collect['tests'])} test files: "
+                              + (shown.getvalue().strip().splitlines() or [""])[-1])
+        return
     for path in sorted((root / "guard").glob("*.py")):
         importlib.import_module(f"guard.{path.stem}" if path.stem != "__init__" else "guard")
     importlib.import_module("properties.__main__")
-    import pytest
-
     with contextlib.redirect_stdout(io.StringIO()):
         pytest.main(["--collect-only", "-q", *_pytest_args()])
 
@@ -233,9 +244,13 @@ def _run_properties(seed: int, out: Path, first: str | None, subjects: str | Non
     return code, buffer.getvalue()
 
 
-def _run_pytest(priority: list[str], scratch_dir: Path, tests: list[str]) -> tuple[int | None, str]:
+def _run_pytest(priority: list[str], scratch_dir: Path, tests: list[str], args: list[str] | None = None,
+                stop_at_first: bool = True) -> tuple[int | None, str]:
+    """pytest over ``tests`` in process: the catalogue's options (``_pytest_args``), or ``args`` with ``-x`` when
+    ``stop_at_first`` (the review's stage 0, in mutmut's ``mutants/`` copy with mutmut's own options)."""
     import pytest
 
+    options = _pytest_args() if args is None else [*args, *(("-x",) if stop_at_first else ()), "--tb=short"]
     if priority:
         first = scratch_dir / "priority-tests.txt"
         first.write_text("".join(f"{test}\n" for test in priority), encoding="utf-8")
@@ -244,7 +259,7 @@ def _run_pytest(priority: list[str], scratch_dir: Path, tests: list[str]) -> tup
         os.environ.pop("MUTATIONS_PRIORITY", None)
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-        code = int(pytest.main([*_pytest_args(), *tests]))
+        code = int(pytest.main([*options, *tests]))
     return code, buffer.getvalue()
 
 
@@ -257,6 +272,8 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
         killers.unlink(missing_ok=True)
         os.environ["MUTANT_UNDER_TEST"] = job["label"]
         os.environ["MUTATIONS_KILLERS_FILE"] = str(killers)
+        if job.get("durations"):
+            os.environ["MUTATIONS_DURATIONS"] = str(job["durations"])
         patched: list[str] = []
         if job.get("file"):
             import importlib
@@ -268,7 +285,11 @@ def _child(job: dict[str, Any], result_path: Path) -> None:
             exit_code, output = _run_properties(job["seed"], scratch_dir / "properties-out", job.get("first"),
                                                 job.get("subjects"))
         else:
-            exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []))
+            exit_code, output = _run_pytest(job.get("priority", []), scratch_dir, job.get("tests", []), job.get("args"),
+                                            job.get("stop_at_first", True))
+        if job.get("log"):
+            Path(job["log"]).parent.mkdir(parents=True, exist_ok=True)
+            Path(job["log"]).write_text(output, encoding="utf-8")
         from mutations.scratch import read_failures, tail, violated_invariant
 
         failures = read_failures(killers)
@@ -308,14 +329,16 @@ def _verdict_line(output: str) -> str:
     return lines[-1] if lines else ""
 
 
-def serve(root: Path) -> int:
-    """Read one JSON job per line on stdin; fork a child per job; answer one JSON line per job on stdout."""
+def serve(root: Path, collect: dict[str, Any] | None = None) -> int:
+    """Read one JSON job per line on stdin; fork a child per job; answer one JSON line per job on stdout.
+
+    ``collect``: see ``_warm_up`` (the command line's one argument, as JSON)."""
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     # Whatever the project prints while warming up or in a child must not reach the protocol stream.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     try:
-        _warm_up(root)
+        _warm_up(root, collect)
     except BaseException as error:
         answers.write(json.dumps({"ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
         return 1
@@ -367,7 +390,8 @@ class Server:
     """One warm server on its own scratch copy; ``judge`` runs one suite in a fork of it."""
 
     def __init__(self, copy: Path, durations: Path | None, startup_timeout: float = 300.0,
-                 shared: Path | None = None) -> None:
+                 shared: Path | None = None, collect: dict[str, Any] | None = None) -> None:
+        """``collect``: only these test files, with these pytest options (``_warm_up``)."""
         import subprocess
 
         from mutations import scratch
@@ -377,8 +401,9 @@ class Server:
         if shared is not None:  # a copy that is not a scratch copy (mutmut's mutants/) has no shared/ beside it
             env["GUARD_SHARED"] = str(shared)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mutations.warm"], cwd=copy, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1,
+            [sys.executable, "-m", "mutations.warm", *((json.dumps(collect),) if collect is not None else ())],
+            cwd=copy, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            bufsize=1,
         )
         started = time.monotonic()
         answer = self._answer(startup_timeout)
@@ -399,15 +424,21 @@ class Server:
 
     def judge(self, suite: str, label: str, scratch_dir: Path, seed: int, timeout: float, *, file: str | None = None,
               original: str = "", mutated: str = "", priority: list[str] | None = None,
-              first: str | None = None, tests: list[str] | None = None, subjects: str | None = None) -> dict[str, Any]:
+              first: str | None = None, tests: list[str] | None = None, subjects: str | None = None,
+              args: list[str] | None = None, stop_at_first: bool = True, log: Path | None = None,
+              durations: Path | None = None) -> dict[str, Any]:
         """One suite (``"properties"`` or ``"pytest"``) on the live code, with ``file`` patched when given.
 
         ``label`` becomes the child's ``MUTANT_UNDER_TEST``: in mutmut's ``mutants/`` copy that alone selects a
         mutant (its trampolines read the variable on every call), with nothing patched. ``subjects``: the
-        verdict's ``--subject`` (default every subject)."""
+        verdict's ``--subject`` (default every subject). ``args``: pytest's options instead of the catalogue's
+        (then ``-x`` only when ``stop_at_first``); ``log``: where the child writes pytest's whole output;
+        ``durations``: the child's ``MUTATIONS_DURATIONS`` (a missing file: no per-test deadlines)."""
         job = {"suite": suite, "label": label, "scratch": str(scratch_dir), "seed": seed, "timeout": timeout,
                "file": file, "original": original, "mutated": mutated, "priority": priority or [], "first": first,
-               "tests": tests or [], "subjects": subjects}
+               "tests": tests or [], "subjects": subjects, "args": args, "stop_at_first": stop_at_first,
+               "log": str(log) if log is not None else None,
+               "durations": str(durations) if durations is not None else None}
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(json.dumps(job) + "\n")
@@ -428,4 +459,4 @@ class Server:
 
 
 if __name__ == "__main__":
-    raise SystemExit(serve(Path.cwd()))
+    raise SystemExit(serve(Path.cwd(), json.loads(sys.argv[1]) if len(sys.argv) > 1 else None))

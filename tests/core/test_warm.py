@@ -157,3 +157,56 @@ def test_a_warm_server_kills_a_rule_mutant_and_passes_unmutated(tmp_path: Path) 
         assert clean["exit_code"] == 0, clean
     finally:
         server.close()
+
+
+PROBE = '''import os
+import time
+
+
+def test_no_bad_mutant():
+    assert os.environ.get("MUTANT_UNDER_TEST") != "bad"
+
+
+def test_a_slow_mutant_hangs():
+    if os.environ.get("MUTANT_UNDER_TEST") == "slow":
+        time.sleep(120)
+'''
+
+
+def _narrow_copy(tmp_path: Path, probe: str) -> Path:
+    """A folder laid out as mutmut's ``mutants/`` copy: one test file, and (linked) this project's packages."""
+    folder = tmp_path / "mutants"
+    (folder / "tests").mkdir(parents=True)
+    for package in ("mutations", "properties"):
+        (folder / package).symlink_to(ROOT / package, target_is_directory=True)
+    (folder / "tests" / "test_probe.py").write_text(probe, encoding="utf-8")
+    return folder
+
+
+def test_a_server_narrowed_to_some_files_answers_each_fork_as_its_mutant_makes_them(tmp_path: Path) -> None:
+    """The review's stage 0 (``mutmut_layer.kill_near``): one collection of the nearby files with mutmut's options,
+    one fork per mutant, chosen by ``MUTANT_UNDER_TEST`` alone; ``-x`` only when asked; a run past its timeout is
+    killed and the server goes on; a collection that fails is a server that does not start."""
+    folder = _narrow_copy(tmp_path, PROBE)
+    # The package's plugin records each failing test, as under mutmut's options.
+    options = ["-p", "no:cacheprovider", "-q", "-p", "mutations.pytest_plugin"]
+    server = warm.Server(folder, None, shared=tmp_path, collect={"args": options, "tests": ["tests/test_probe.py"]})
+    try:
+        def judge(label: str, tests: list[str], stop: bool = True, timeout: float = 60.0) -> dict:
+            return server.judge("pytest", label, tmp_path / "jobs", 0, timeout, tests=tests, args=options,
+                                stop_at_first=stop, log=tmp_path / "logs" / f"{label or 'none'}.log")
+
+        (tmp_path / "jobs").mkdir()
+        assert judge("", ["tests/test_probe.py"])["exit_code"] == 0
+        bad = judge("bad", ["tests/test_probe.py"])
+        assert bad["exit_code"] == 1 and bad["failures"] == ["tests/test_probe.py::test_no_bad_mutant"], bad
+        assert "1 failed" in (tmp_path / "logs" / "bad.log").read_text(encoding="utf-8")
+        # One test by node id, as stage 0 runs its killers again.
+        assert judge("bad", ["tests/test_probe.py::test_a_slow_mutant_hangs"], stop=False)["exit_code"] == 0
+        assert judge("slow", ["tests/test_probe.py"], timeout=2.0).get("timed_out") is True
+        assert judge("bad", ["tests/test_probe.py"])["exit_code"] == 1
+    finally:
+        server.close()
+    broken = _narrow_copy(tmp_path / "broken", "this is not python\n")
+    with pytest.raises(warm.ServerError, match="collecting 1 test files"):
+        warm.Server(broken, None, shared=tmp_path, collect={"args": options, "tests": ["tests/test_probe.py"]})
