@@ -40,6 +40,7 @@ from properties import workers as workers_module
 from properties import hypofuzz_fixes
 from properties.cli import OneLineParser, UsageError
 from properties.paths import ROOT
+from properties.process_group import stop_group
 
 #: The pytest file HypoFuzz collects its targets from.
 TARGETS = "tests/fuzz/test_fuzz_targets.py"
@@ -114,28 +115,10 @@ def _stop(process: subprocess.Popen) -> None:
 
     Everything HypoFuzz found is already in the database when it is saved, so
     nothing is lost by ending it; SIGTERM rather than SIGINT spares the log a
-    KeyboardInterrupt traceback from every process.
+    KeyboardInterrupt traceback from every process. Workers may outlive the hub:
+    ``stop_group`` ends the group either way.
     """
-    if process.poll() is not None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        return
-    for sent, wait in ((signal.SIGTERM, GRACE), (signal.SIGKILL, GRACE)):
-        try:
-            os.killpg(process.pid, sent)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            # Workers may outlive the hub: end the group either way.
-            os.killpg(process.pid, signal.SIGKILL)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-        except ProcessLookupError:
-            return
+    stop_group(process, GRACE)
 
 
 def fuzz(url: str, seconds: float, workers: int, *, dashboard: bool = False, port: int = 9999,

@@ -14,8 +14,9 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
-__all__ = ["exit_on_sigterm", "timed"]
+__all__ = ["exit_on_sigterm", "stop_group", "timed"]
 
 
 #: Seconds a cut-off command gets to unwind (remove its worktree and scratch folder) before its group is killed.
@@ -39,19 +40,35 @@ def timed(command: list[str], tree: Path, env: dict[str, str], timeout: float) -
         code = process.wait(timeout=timeout)
     finally:
         if process.poll() is None:
-            for sent in (signal.SIGTERM, signal.SIGKILL):
-                try:
-                    os.killpg(process.pid, sent)
-                except ProcessLookupError:
-                    break
-                try:
-                    process.wait(timeout=_GRACE)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+            stop_group(process, _GRACE)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, code
+
+
+def stop_group(process: subprocess.Popen[Any], grace: float) -> None:
+    """End the process group ``process`` leads (started with ``start_new_session``): SIGTERM, then SIGKILL after
+    ``grace`` seconds; once the leader has exited, SIGKILL to the group either way, since its children (a
+    review's verdicts, HypoFuzz's workers) may outlive it. A leader already gone: the group gets SIGKILL."""
+    if process.poll() is not None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sent)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace)
+            os.killpg(process.pid, signal.SIGKILL)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
 
 
 def exit_on_sigterm() -> None:
