@@ -358,15 +358,11 @@ def pin_state(head_files: dict[str, str]) -> tuple[bool, bool]:
     return True, expected == actual
 
 
-def _terminated(_signal: int, _frame: Any) -> None:
-    # SIGTERM (a CI job cancelled) unwinds like an exit, so BASE's worktree and the scratch folder are removed.
-    raise SystemExit(143)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    import signal
+    from properties.process_group import exit_on_sigterm
 
-    signal.signal(signal.SIGTERM, _terminated)
+    # SIGTERM (a CI job cancelled) unwinds like an exit, so BASE's worktree and the scratch folder are removed.
+    exit_on_sigterm()
     try:
         args = parse(sys.argv[1:] if argv is None else argv)
         if args.show is not None:
