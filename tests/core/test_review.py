@@ -35,6 +35,11 @@ ENTRIES = {entry.id: entry for entry in catalogue.entries()}
 SEED = "11"
 QUICK = ("--quick", "--traces", "2000", "--sequences", "2000", "--scenarios", "1000", "--seed", SEED)
 
+#: The mutation scenarios' review: quick verdicts, and the behaviour comparison cut to a token (the edited
+#: function's behaviour is not what they check; the other scenarios check the comparison and the exhaustive half).
+MUTATION = ("--quick", "--traces", "200", "--sequences", "200", "--scenarios", "100", "--no-exhaustive", "--seed", SEED,
+            "--jobs", "2")
+
 pytestmark = pytest.mark.slow
 
 
@@ -48,6 +53,39 @@ def _git(repo: Path, *args: str) -> str:
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     copy = scratch.make(ROOT, tmp_path_factory.mktemp("review"))
+    (copy / ".gitignore").write_text("__pycache__/\n*.pyc\n/reports/\n/counterexamples/\nmutants/\n.hypothesis/\n",
+                                     encoding="utf-8")
+    _git(copy, "init", "-q", "-b", "main")
+    _git(copy, "add", "-A")
+    _git(copy, "commit", "-q", "-m", "base")
+    yield copy
+
+
+#: The test modules the mutation scenarios' repository keeps: the budget's own unit tests, which are what reach
+#: ``guard.budget.refusal_kind`` (the function both scenarios edit), and the shared set-up. Every file under
+#: ``tests/`` that is not Python (the reference pin, the pinned regressions) is kept too: the verdict reads them.
+LEAN_TESTS = ("tests/conftest.py", "tests/budget/test_budget_basics.py", "tests/budget/test_budget_refusal.py",
+              "tests/budget/test_budget_lookups.py", "tests/budget/test_budget_deferral.py")
+
+
+@pytest.fixture(scope="module")
+def lean_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A repository like ``repo`` whose test suite is only ``LEAN_TESTS``, for the two scenarios that run mutmut.
+
+    A survivor is a survivor of the whole suite: the review's last mutation stage runs mutmut's statistics and
+    its mutants over every test file of the repository under review, which for this project's own suite is most
+    of a test's twenty minutes. What those two tests check is the review's handling of survivors (named, with
+    their diffs, new against carried over from BASE), not the size of the suite, so their repository carries a
+    suite of the budget's unit tests: the mutants of ``refusal_kind``'s untested branch survive it as they survive
+    the whole one (no test reaches the branch), and the stages run as they run on the project."""
+    copy = scratch.make(ROOT, tmp_path_factory.mktemp("review-lean"))
+    kept = {copy / name for name in LEAN_TESTS}
+    assert all(path.is_file() for path in kept), sorted(str(path) for path in kept if not path.is_file())
+    for path in sorted((copy / "tests").rglob("*"), reverse=True):
+        if path.is_file() and path.suffix == ".py" and path not in kept:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
     (copy / ".gitignore").write_text("__pycache__/\n*.pyc\n/reports/\n/counterexamples/\nmutants/\n.hypothesis/\n",
                                      encoding="utf-8")
     _git(copy, "init", "-q", "-b", "main")
@@ -262,9 +300,10 @@ def test_a_bad_base_and_a_dirty_tree_are_one_line_and_exit_2(repo: Path) -> None
         _git(repo, "checkout", "-q", "--", "guard/budget.py")
 
 
-def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
+def test_a_new_branch_no_test_reaches_has_named_survivors(lean_repo: Path) -> None:
+    repo = lean_repo
     _scenario(repo, scenarios.UNTESTED)
-    done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
+    done, data = _review(repo, "HEAD~1", *MUTATION, timeout=5400)
     assert done.returncode == 1, done.stdout[-4000:] + done.stderr
     assert data is not None
     names = [survivor["name"] for survivor in data["new_survivors"]]
@@ -273,15 +312,16 @@ def test_a_new_branch_no_test_reaches_has_named_survivors(repo: Path) -> None:
     assert (repo / "reports" / "review-mutants.json").is_file()
 
 
-def test_a_survivor_that_survived_at_base_too_is_carried_over_not_new(repo: Path) -> None:
+def test_a_survivor_that_survived_at_base_too_is_carried_over_not_new(lean_repo: Path) -> None:
     """BASE already has the untested branch; HEAD only rewrites the docstring of the same function, two lines now,
     so every mutant moves down a line. The survivors at HEAD are the same mutations BASE's tests let through:
     matched by unit and one-line diff, judged at BASE by BASE's own suite, they are carried over and the review
     passes. (The docstring edit is a real edit of the function: its mutants are generated and tested again.)"""
+    repo = lean_repo
     assert scenarios.CARRIED.before is scenarios.UNTESTED
     _change(repo, "untested-before", scenarios.UNTESTED.edits, scenarios.UNTESTED.message)
     _change(repo, "untested-carried", scenarios.CARRIED.edits, scenarios.CARRIED.message, start="untested-before")
-    done, data = _review(repo, "HEAD~1", *QUICK, "--jobs", "2", timeout=5400)
+    done, data = _review(repo, "HEAD~1", *MUTATION, timeout=5400)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None and data["new_survivors"] == [], data and data["new_survivors"]
     carried = data["carried_survivors"]
