@@ -199,13 +199,32 @@ def parse_event(raw: Any, where: str, source: str, subject: str = DEFAULT_SUBJEC
     return kind.cls(**values)
 
 
+def _other_subject_schema(value: Any) -> "str | None":
+    """The schema of the registered subject ``value`` names, when it is another subject's; else None.
+
+    Read from the registry on this error path only (``properties.subject`` loads every subject folder, this one
+    among them, so it is not imported with this module)."""
+    if not isinstance(value, str) or value in EVENT_KINDS:
+        return None
+    from properties.subject import available
+
+    for subject in available():
+        if subject.name == value and subject.replay is not None:
+            return subject.replay.schema
+    return None
+
+
 def _header_value(key: str, value: Any, source: str) -> Any:
     if key == "schema":
         if value != SCHEMA:
             raise _fail(source, "schema", f"expected {SCHEMA!r}, got {_show(value)}")
     elif key == "subject":
-        if isinstance(value, str) and value not in EVENT_KINDS and re.fullmatch(r"[a-z_]{1,40}", value):
-            raise _fail(source, "subject", f"{value} traces have a schema of their own (nox -s replay -- FILE reads it)")
+        other = _other_subject_schema(value)
+        if other is not None:
+            # Replay picks a file's subject by its schema alone: a file that names another subject but lacks that
+            # subject's schema reached this reader, so the one thing to fix is the schema line.
+            raise _fail(source, "subject", f"names {value}, whose files carry \"schema\": \"{other}\"; this file does "
+                                           f"not, so it was read as a budget trace")
         if not isinstance(value, str) or value not in EVENT_KINDS:
             raise _fail(source, "subject", f"expected one of {', '.join(EVENT_KINDS)}, got {_show(value)}")
     elif key in ("name", "origin"):

@@ -263,6 +263,25 @@ def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
         read_trace(fifo)
 
 
+
+@pytest.mark.parametrize("subject", ["hooks", "navigation", "lookup"])
+def test_a_file_naming_another_subject_without_its_schema_says_which_schema(subject: str, tmp_path: Path) -> None:
+    """Replay picks a subject by the schema alone, so such a file reaches the budget's reader; its one line must
+    name the schema the file lacks (the registry's), not send the user to the command they just ran."""
+    from properties.subject import load
+
+    replay = load(subject).replay
+    assert replay is not None
+    path = tmp_path / f"{subject}.json"
+    path.write_text(json.dumps({"subject": subject, "events": [{"event": "stop"}]}), encoding="utf-8")
+    result = replay_one(path)
+    assert result is not None
+    err = result.stderr.decode("utf-8", "replace").strip()
+    assert result.returncode == 2 and not result.stdout, (result.returncode, result.stdout)
+    assert err.splitlines() == [err] and str(path) in err and "subject" in err, err
+    assert f'"schema": "{replay.schema}"' in err, err
+
+
 # -- the other subjects' file formats: hook sequences and navigation scenarios ------------------------------
 #
 # Both are read by ``properties.safe_json`` as trace files are, then typed field by field. Each corpus starts
