@@ -170,7 +170,8 @@ def fuzz(session: nox.Session) -> None:
 def review(session: nox.Session) -> None:
     """What a change does to the promises: ``nox -s review -- BASE`` (default: the merge base with the upstream,
     else HEAD~1); writes reports/review.md, review.json and review-mutants.json (properties/review/)."""
-    _install(session, RUNTIME, TEST, MUTANTS)
+    # redis: for `--database redis://...` (the fleet's stored failures replayed at HEAD).
+    _install(session, RUNTIME, TEST, MUTANTS, [requirement for requirement in FUZZ if requirement.startswith("redis")])
     session.run("python", "-m", "properties.review", *session.posargs, env=ENV)
 
 

@@ -54,8 +54,13 @@ def is_redis(url: str) -> bool:
     return url.startswith(("redis://", "rediss://", "unix://"))
 
 
-def open_database(url: str) -> Any:
-    """The example database ``url`` names (see the module docstring); checks that a Redis answers."""
+def open_database(url: str, reading: bool = False) -> Any:
+    """The example database ``url`` names (see the module docstring); checks that a Redis answers.
+
+    ``reading``: the caller only replays what is stored (``replay_all``, the review's ``--database``), so a
+    directory that does not exist is an error. Hypothesis would open it as an empty database, and a mistyped
+    path would then read as "no stored failure replays" for every target: a reviewer's green built on nothing.
+    The fuzzer (``reading`` False) creates its directory on first write."""
     if not url:
         raise DatabaseError("empty database name")
     if is_redis(url):
@@ -76,6 +81,8 @@ def open_database(url: str) -> Any:
     path = Path(url)
     if path.exists() and not path.is_dir():
         raise DatabaseError(f"{url}: not a directory")
+    if reading and not path.exists():
+        raise DatabaseError(f"{url}: no such directory (a database to replay is read, never created)")
     return DirectoryBasedExampleDatabase(str(path))
 
 
@@ -162,7 +169,7 @@ def progress(database: Any) -> dict[str, dict[str, Any]]:
 def replay_all(url: str, subjects: "Sequence[str] | None" = None) -> list[Replayed]:
     from properties.subject import fuzz_targets
 
-    database = open_database(url)
+    database = open_database(url, reading=True)
     return [replay(database, name, machine) for name, machine in fuzz_targets().items()
             if subjects is None or name in subjects]
 

@@ -372,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from properties.database import DatabaseError, open_database
 
             try:
-                open_database(args.database)
+                open_database(args.database, reading=True)
             except DatabaseError as error:
                 raise UsageError(f"--database {error}") from None
         base = commit_of(args.base if args.base is not None else default_base())

@@ -127,6 +127,7 @@ def test_a_refactor_that_keeps_behaviour_is_no_behaviour_change(repo: Path, tmp_
     _scenario(repo, scenarios.REFACTOR)
     # A fleet's database that holds nothing: replayed against HEAD, and said so (issue 21 part 5).
     fleet = tmp_path / "fleet-db"
+    fleet.mkdir()
     done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants", "--database", str(fleet))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert data is not None

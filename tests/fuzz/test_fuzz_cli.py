@@ -43,6 +43,8 @@ else:
     ("properties.fuzz", ["--port", "70000"]), ("properties.fuzz", ["--progress", "-1"]), ("properties.fuzz", ["--subject", "nowhere"]), ("properties.fuzz", ["--nope"]),
     ("properties.fuzz", ["--redis", "redis://127.0.0.1:1/0"]), ("properties.database", []),
     ("properties", ["--database", "/etc/hostname"]), ("properties", ["--database", "redis://127.0.0.1:1/0"]),
+    # A mistyped directory is no empty database: replaying it must not read as "no stored failure replays".
+    ("properties", ["--database", "/nonexistent/fleet-db"]),
 ])
 def test_usage_errors_are_one_line_and_exit_2(module: str, arguments: list[str]) -> None:
     done = subprocess.run([sys.executable, "-m", module, *arguments], cwd=ROOT, capture_output=True, text=True,
@@ -52,6 +54,7 @@ def test_usage_errors_are_one_line_and_exit_2(module: str, arguments: list[str])
 
 
 def test_an_empty_database_replays_nothing(tmp_path: Path) -> None:
+    (tmp_path / "db").mkdir()
     done = run_in(ROOT, "properties", "--database", str(tmp_path / "db"), timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok budget: no stored failure replays" in done.stdout
