@@ -264,6 +264,11 @@ def replay_both(subject: str, file: Path, head: Path, base_tree: Path, work: Pat
 
 def show(file: Path) -> int:
     """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable that differs."""
+    # The same words as every other reader's for a file that is not there (properties.safe_json).
+    if not file.exists():
+        raise UsageError(f"{file}: file not found")
+    if not file.is_file():
+        raise UsageError(f"{file}: not a regular file")
     subject = behaviour.file_subject(file)
     if subject is None:
         raise UsageError(f"{file}: not a budget trace, hook sequence or navigation scenario file")

@@ -130,3 +130,20 @@ def test_navigation_results_are_compared_and_a_field_base_lacks_is_shown_not_com
     behaviour.add_item(result, 1, [{**head_row, "stop": "tool_calls"}], [head_row])
     assert result.traces_differing == 1 and set(result.shortest) == {"stop"}
     assert result.unreported == ["results"]
+
+
+@pytest.mark.parametrize(("name", "words"), [("missing.json", "file not found"), ("folder", "not a regular file"),
+                                             ("other.json", "not a budget trace, hook sequence or navigation scenario")])
+def test_show_names_what_is_wrong_with_the_file_in_one_line(name: str, words: str, tmp_path: Path) -> None:
+    """``--show FILE`` reads no git state before the file: a missing file, a folder and a file of no subject are
+    each one line naming the file, exit 2 (a missing file was once called 'not a budget trace ...')."""
+    import subprocess
+    import sys
+
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "other.json").write_text('{"nothing": 1}', encoding="utf-8")
+    path = tmp_path / name
+    done = subprocess.run([sys.executable, "-m", "properties.review", "--show", str(path)], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not done.stdout, (done.returncode, done.stdout)
+    assert done.stderr.strip().count("\n") == 0 and str(path) in done.stderr and words in done.stderr, done.stderr
