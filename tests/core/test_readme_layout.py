@@ -20,13 +20,16 @@ from pathlib import Path
 from properties.subject import available
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _section(title: str) -> str:
-    """The text under the heading ``title`` up to the next heading of any level."""
-    start = README.index(f"\n{title}\n")
-    rest = README[start + len(title) + 2:]
+    """The text under the heading ``title`` up to the next heading of any level.
+
+    The README is read here, not at import: a copy of the tests without it (mutmut's ``mutants/``, which leaves
+    this file out too) must still collect the rest of the suite."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index(f"\n{title}\n")
+    rest = readme[start + len(title) + 2:]
     following = re.search(r"\n#{2,3} ", rest)
     return rest[: following.start()] if following else rest
 
