@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -16,17 +17,24 @@ def test_every_subject_has_bench_rows_in_the_registry() -> None:
     assert not missing, f"subjects without bench rows: {missing}"
 
 
-def test_the_hook_rows_check_more_than_they_deliver() -> None:
+def test_the_hook_rows_judge_every_event_they_time() -> None:
+    """The checked row times the monitor judging every event of the batch, the bare row the same events delivered.
+
+    Which of the two is slower is the bench's figure to print, never a test's to assert: a timing claim fails
+    on a loaded machine (this one's ``ratio > 1.0`` failed once under mutmut's two workers, with an equivalent
+    mutant active). What a test can hold exactly is what was measured: every event judged, both times real."""
     result = bench_hooks(count=60, repeats=1)
-    # Checking delivers every event too (to the guard under test and its views), then judges: strictly more work.
     assert result["events"] > result["sequences"] > 0
-    assert result["ratio"] > 1.0, result
+    assert result["judged"] == result["events"], result
+    assert result["checked_seconds"] > 0 and result["bare_seconds"] > 0 and math.isfinite(result["ratio"]), result
 
 
-def test_the_navigation_rows_check_more_than_one_version_runs() -> None:
+def test_the_navigation_rows_judge_every_scenario_they_time() -> None:
+    """The checked row times every scenario judged (both versions run, the N catalogue); the bare row production
+    alone. As for the hook rows, the comparison of the two times is the bench's figure, not an assertion."""
     result = bench_navigation(count=60, repeats=1)
-    # Checking runs production and the reference, then judges: more than production alone.
-    assert result["ratio"] > 1.0, result
+    assert result["judged"] == result["scenarios"] == 60, result
+    assert result["checked_per_second"] > 0 and result["bare_per_second"] > 0 and math.isfinite(result["ratio"]), result
 
 
 def test_only_the_default_run_refuses_a_subject_or_skipping_the_run_in_one_line() -> None:
