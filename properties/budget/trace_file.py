@@ -206,12 +206,13 @@ def _other_subject_schema(value: Any) -> "str | None":
     among them, so it is not imported with this module)."""
     if not isinstance(value, str) or value in EVENT_KINDS:
         return None
-    from properties.subject import available
+    from properties.subject import load
 
-    for subject in available():
-        if subject.name == value and subject.replay is not None:
-            return subject.replay.schema
-    return None
+    try:
+        replay = load(value).replay
+    except KeyError:
+        return None
+    return replay.schema if replay is not None else None
 
 
 def _header_value(key: str, value: Any, source: str) -> Any:

@@ -264,11 +264,13 @@ def replay_both(subject: str, file: Path, head: Path, base_tree: Path, work: Pat
 
 def show(file: Path) -> int:
     """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable that differs."""
-    # The same words as every other reader's for a file that is not there (properties.safe_json).
-    if not file.exists():
-        raise UsageError(f"{file}: file not found")
-    if not file.is_file():
-        raise UsageError(f"{file}: not a regular file")
+    # A missing file, a folder or a FIFO is refused as every reader refuses it (properties.safe_json).
+    from properties.safe_json import JsonFileError, open_regular
+
+    try:
+        os.close(open_regular(file))
+    except JsonFileError as error:
+        raise UsageError(str(error)) from None
     subject = behaviour.file_subject(file)
     if subject is None:
         raise UsageError(f"{file}: not a budget trace, hook sequence or navigation scenario file")
