@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import attrs
@@ -137,9 +139,6 @@ def test_navigation_results_are_compared_and_a_field_base_lacks_is_shown_not_com
 def test_show_names_what_is_wrong_with_the_file_in_one_line(name: str, words: str, tmp_path: Path) -> None:
     """``--show FILE`` reads no git state before the file: a missing file, a folder and a file of no subject are
     each one line naming the file, exit 2 (a missing file was once called 'not a budget trace ...')."""
-    import subprocess
-    import sys
-
     (tmp_path / "folder").mkdir()
     (tmp_path / "other.json").write_text('{"nothing": 1}', encoding="utf-8")
     path = tmp_path / name

@@ -20,9 +20,9 @@ def test_every_subject_has_bench_rows_in_the_registry() -> None:
 def test_the_hook_rows_judge_every_event_they_time() -> None:
     """The checked row times the monitor judging every event of the batch, the bare row the same events delivered.
 
-    Which of the two is slower is the bench's figure to print, never a test's to assert: a timing claim fails
-    on a loaded machine (this one's ``ratio > 1.0`` failed once under mutmut's two workers, with an equivalent
-    mutant active). What a test can hold exactly is what was measured: every event judged, both times real."""
+    Which of the two is slower is the bench's figure to print, never a test's to assert: a timing claim depends
+    on how loaded the machine is. What a test can hold exactly is what was measured: every event judged, both
+    times real."""
     result = bench_hooks(count=60, repeats=1)
     assert result["events"] > result["sequences"] > 0
     assert result["judged"] == result["events"], result

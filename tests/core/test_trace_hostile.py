@@ -263,7 +263,6 @@ def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
         read_trace(fifo)
 
 
-
 @pytest.mark.parametrize("subject", ["hooks", "navigation", "lookup"])
 def test_a_file_naming_another_subject_without_its_schema_says_which_schema(subject: str, tmp_path: Path) -> None:
     """Replay picks a subject by the schema alone, so such a file reaches the budget's reader; its one line must
