@@ -131,7 +131,7 @@ class BudgetModel:
         #: more so the first ignored repeat is followed by another; past that a success repeats nothing new.
         self.repeat_bound = scope_limits_value(self.limits, "identical_successes", 2) + 2
         self._seen: dict[SideState, dict[str, Any]] = {}
-        self._ends: dict[tuple[SideState, int], Any] = {}
+        self._ends: dict[tuple[SideState, tuple[Any, ...]], Any] = {}
         # Keyed by the event's identity: events carry dicts (unhashable), and every event offered is kept in ``_offers``.
         self._steps: dict[tuple[SideState, int], SideState] = {}
 
@@ -227,10 +227,16 @@ class BudgetModel:
             row = budget_side.observe(self.budget(after), None)
             row["admitted"] = after.admitted
             self._seen[after] = row
-        ends = self._ends.get((before, id(event)))
-        if ends is None:
-            ends = None if before.error is not None else budget_side.observe(self.budget(before), event)["failure_ends"]
-            self._ends[(before, id(event))] = ends
+        # Asked once per state and probe, not per event: failure_ends reads only the probe (budget_side.probe_of),
+        # and a state offers many events with one probe; a budget rebuilt for the question alone, so a guard whose
+        # failure_ends changed the budget changes nothing the step saw.
+        probe = budget_side.probe_of(event)
+        key = (before, tuple(probe.values()))
+        if key in self._ends:
+            ends = self._ends[key]
+        else:
+            ends = None if before.error is not None else budget_side.failure_ends_of(self.budget(before), probe)
+            self._ends[key] = ends
         return {**row, "failure_ends": ends}
 
     def save(self, start: int, events: Sequence[Any], path: Path, origin: str | None = None) -> Path:

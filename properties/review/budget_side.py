@@ -48,23 +48,33 @@ def counters(budget: Any) -> list[Any]:
             sorted(getattr(budget, "corrected_kinds", ()) or ())]
 
 
-def observe(budget: Any, following: Any) -> dict[str, Any]:
-    """Every observable of ``budget`` after a step; ``following`` is the next event (or None)."""
+def probe_of(following: Any) -> dict[str, Any]:
+    """What ``failure_ends`` is asked about ``following``: a failure's lane and flags, or nothing (not a failure).
+
+    ``failure_ends`` reads nothing else of the event, so two events with one probe get one answer from one state
+    (the exhaustive comparison asks once per state and probe, ``budget_model``)."""
     from properties.budget.events import Result
 
     if isinstance(following, Result) and following.failed:
-        probe = {"lane": following.lane, "correctable": following.correctable, "empty_lookup": following.empty_lookup}
-    else:
-        probe = {}
+        return {"lane": following.lane, "correctable": following.correctable, "empty_lookup": following.empty_lookup}
+    return {}
+
+
+def failure_ends_of(budget: Any, probe: dict[str, Any]) -> Any:
+    """``budget.failure_ends(**probe)`` as an observable: a bool, or what it raised."""
     try:
-        ends: Any = bool(budget.failure_ends(**probe))
+        return bool(budget.failure_ends(**probe))
     except Exception as error:  # an older BASE may lack it or raise: that is an observation, not a crash
-        ends = f"raises {type(error).__name__}"
+        return f"raises {type(error).__name__}"
+
+
+def observe(budget: Any, following: Any) -> dict[str, Any]:
+    """Every observable of ``budget`` after a step; ``following`` is the next event (or None)."""
     return {
         "terminal": bool(budget.terminal),
         "exhausted": sorted(str(lane) for lane in getattr(budget, "exhausted_lanes", ())),
         "pending_correction": getattr(budget, "pending_correction", None),
-        "failure_ends": ends,
+        "failure_ends": failure_ends_of(budget, probe_of(following)),
         "counters": counters(budget),
     }
 

@@ -358,6 +358,32 @@ def test_the_product_model_proves_a_copy_equal_and_finds_a_stricter_rule_on_a_sh
     assert not changed.proved or changed.complete
 
 
+def test_the_product_model_finds_a_change_to_failure_ends_alone(tmp_path: Path) -> None:
+    """A guard whose ``failure_ends`` alone changed (at the total cap's edge it answers "no" for a correctable
+    failure) differs from HEAD in that observable and no other, on the shortest trace: two correctable failures.
+
+    The product asks ``failure_ends`` once per state and probe (``budget_model.observe``): this is the case
+    where the same state is asked about an uncorrectable failure too, and must not reuse its answer."""
+    import shutil
+
+    from properties.review import budget_model, budget_side, guards, product
+
+    changed_guard = tmp_path / "ends" / "guard"
+    shutil.copytree(ROOT / "guard", changed_guard, ignore=shutil.ignore_patterns("__pycache__"))
+    budget = changed_guard / "budget.py"
+    text = budget.read_text(encoding="utf-8")
+    old = "        if self.failures + 1 >= limits.total_failures:\n            return True\n"
+    assert text.count(old) == 1
+    budget.write_text(text.replace(old, "        if self.failures + 1 >= limits.total_failures:\n"
+                                        "            return correctable is not True\n"), encoding="utf-8")
+    found = product.compare_scope(budget_model.COMPARABLE, guards.load(changed_guard, "BASE"),
+                                  guards.load(ROOT / "guard", "HEAD"), "small c1 t2")
+    assert found.complete and found.differences, found
+    assert {kind for difference in found.differences for kind in difference.kinds} == {"failure_ends"}
+    first = found.differences[0]
+    assert [budget_side.describe(event) for event in first.events] == ["result failed C", "result failed C"], first
+
+
 @pytest.mark.parametrize("subject, planted, scope", [
     # The stopped run's abort forgotten: the host is never told to end the run (hooks.md, seed 002).
     ("hooks", ("hooks.py", "        self.aborted = True\n        return STOP_TEXT", "        return STOP_TEXT"),
