@@ -228,8 +228,8 @@ class BudgetModel:
             row["admitted"] = after.admitted
             self._seen[after] = row
         # Asked once per state and probe, not per event: failure_ends reads only the probe (budget_side.probe_of),
-        # and a state offers many events with one probe; a budget rebuilt for the question alone, so a guard whose
-        # failure_ends changed the budget changes nothing the step saw.
+        # and a state offers many events with one probe. The budget is rebuilt for this question alone, so a guard
+        # whose failure_ends writes to the budget cannot change what the step saw.
         probe = budget_side.probe_of(event)
         key = (before, tuple(probe.values()))
         if key in self._ends:
