@@ -176,6 +176,10 @@ def test_a_change_outside_guard_compares_no_behaviour_and_says_why(repo: Path) -
     assert "guard/ is the same tree at BASE and HEAD" in "\n".join(data["summary"])
     assert "exhaustive comparison" not in data["cpu_seconds"]
     assert "review: guard/ is the same tree at BASE and HEAD" in done.stdout
+    # review.md's bulk section says why it holds no comparison instead of standing empty.
+    page = (repo / "reports" / "review.md").read_text(encoding="utf-8")
+    bulk = page.split("## How the behaviour changed (seeded bulk work, BASE beside HEAD)", 1)[1].split("\n## ", 1)[0]
+    assert "guard/ is the same tree at BASE and HEAD" in bulk and "nothing was compared" in bulk, bulk
     # Both verdicts still ran: the harness may have changed, and part 3 is about the promises, not the guard.
     assert {row["id"] for row in data["invariants"] if "base" in row and "head" in row} >= {"B1", "H1", "N1"}
 
