@@ -327,7 +327,10 @@ class Reader:
                 return end
             if len(buffer) - start > MAX_VALUE_BYTES:
                 raise fail(self.source, where, f"larger than {MAX_VALUE_BYTES:,} characters")
-            if not self.fill():
+            # The read that finds the end of the file returns nothing new, yet ends a number that stood last in
+            # the file: look once more before calling the value cut short.
+            ended_before = self.eof
+            if not self.fill() and ended_before:
                 raise self.bad_json(where, "the file ends inside this value")
 
     def value(self, where: str) -> Any:
