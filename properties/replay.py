@@ -12,9 +12,11 @@ the subject.
 * A subject's switch (``--hooks``) hands the rest of the command line to that
   subject's replay.
 * FILE arguments go to the subject whose schema every one of them carries
-  (``Replay.recognizes``). Files that no one subject claims all go to the first
-  subject (registry order) that replays recorded sessions: its reader names
-  the file and the field that is wrong, on one line, exit 2.
+  (``Replay.recognizes``). A file whose first field names a schema no subject
+  reads is refused here, on one line listing every format, exit 2. Files that
+  no one subject claims all go to the first subject (registry order) that
+  replays recorded sessions: its reader names the file and the field that is
+  wrong, on one line, exit 2.
 * Without FILE, the first such subject gets the command line (its sessions, its
   ``--json`` and ``--name``); on a bare ``nox -s replay`` every other subject
   that replays recorded sessions follows, after a blank line. Exit status: the
@@ -31,6 +33,7 @@ import sys
 from typing import Sequence
 
 from properties import work_bound
+from properties.safe_json import printable, sniff_schema
 from properties.subject import Subject, available
 
 
@@ -62,12 +65,38 @@ def chosen(argv: Sequence[str]) -> "tuple[Subject, list[str], list[Subject]]":
     return first, list(argv), ([] if argv else with_sessions[1:])
 
 
+def unknown_schema(argv: Sequence[str]) -> "str | None":
+    """One line for a FILE argument whose ``schema`` names no subject's format, else None.
+
+    Without it such a file went to the first subject's reader, whose message ("expected 'guard-trace/1'") reads
+    as though every file had to be a budget trace; a user holding another tool's file, or a newer format, is
+    better told every format replay reads."""
+    subjects = [subject for subject in available() if subject.replay is not None]
+    known = {subject.replay.schema: subject.name for subject in subjects if subject.replay is not None}
+    for index, argument in enumerate(argv):
+        if not _looks_like_file(argument, argv[index - 1] if index else ""):
+            continue
+        if any(subject.replay.recognizes(argument) for subject in subjects if subject.replay is not None):
+            continue
+        schema = sniff_schema(argument)
+        if schema is not None and schema not in known:
+            formats = ", ".join(f"{name} ({subject})" for name, subject in known.items())
+            return f"error: {printable(argument)}: schema: {printable(repr(schema))} is no format replay reads; it reads {formats}"
+    return None
+
+
 def replay_main(argv: "Sequence[str] | None" = None) -> int:
     # Text from a file is escaped when printed; this guards any path that forgot to (lone surrogates).
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
+    switches = {subject.replay.option for subject in available() if subject.replay is not None and subject.replay.option}
+    # A subject's switch hands it the files whatever they carry; otherwise a schema no subject knows is named here.
+    problem = None if switches & set(arguments) else unknown_schema(arguments)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     subject, own, following = chosen(arguments)
     assert subject.replay is not None
     status = subject.replay.run(own)

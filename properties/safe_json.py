@@ -410,16 +410,33 @@ def read_json(path: str | Path, error: type[JsonFileError] = JsonFileError) -> A
         reader.close()
 
 
+def sniff_schema(path: "str | Path") -> "str | None":
+    """The string a regular file's top-level ``"schema"`` holds when it is the document's first field (as in every
+    file the harness writes); None otherwise, or when the file cannot be read. Only the first field is read, so a
+    ``"schema"`` key inside some value is never taken for the file's. As for ``carries_schema``, a sniff: the
+    file's own reader still checks it whole."""
+    head = _head(path)
+    found = _SCHEMA_FIELD.match(head) if head is not None else None
+    return found.group(1) if found else None
+
+
+def _head(path: "str | Path") -> "str | None":
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(200)
+    except OSError:
+        return None
+
+
+_SCHEMA_FIELD = re.compile(r'\A\s*\{\s*"schema"\s*:\s*"([^"\\]{0,80})"')
+
+
 def carries_schema(path: "str | Path", schema: str) -> bool:
     """Whether the regular file ``path`` names ``schema`` in its first 200 characters (how replay picks a subject).
 
     Only a regular file is opened: a FIFO or a device named on the command line must not block the sniff.
     A file this says no to is still read by a subject's own reader, which names what is wrong with it."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(200)
-    except OSError:
-        return False
-    return f'"{schema}"' in head
+    head = _head(path)
+    return head is not None and f'"{schema}"' in head

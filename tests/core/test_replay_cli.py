@@ -199,6 +199,26 @@ def test_malformed_file_exits_2_with_one_line(capsys, tmp_path: Path, name: str,
     assert str(tmp_path) in err
 
 
+def test_a_schema_no_subject_reads_is_named_with_every_format(capsys, tmp_path: Path) -> None:
+    """A file whose first field names a format no subject reads gets one line listing the formats (from the
+    registry), not the budget reader's "expected 'guard-trace/1'"; a subject's switch still hands it the file."""
+    from properties.subject import available
+
+    path = write(tmp_path, "newer.json", json.dumps({"schema": "guard-trace/2", "events": [good_result()]}))
+    code, out, err = run_main(capsys, str(path))
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert f"{path}: schema: 'guard-trace/2' is no format replay reads" in err
+    formats = [subject.replay.schema for subject in available() if subject.replay is not None]
+    assert len(formats) >= 4 and all(name in err for name in formats), err
+    code, out, err = run_main(capsys, "--hooks", str(path))
+    assert code == 2 and "expected 'guard-hook-sequence/1'" in err, err
+    # A "schema" key inside a value is not the file's: that file still goes to the reader, which names its field.
+    nested = write(tmp_path, "nested.json", json.dumps({"events": [good_result(params={"schema": "other/1"})]}))
+    code, out, err = run_main(capsys, str(nested))
+    assert code == 2 and "nested.json: schema: missing" in err and "no format" not in err, err
+
+
 def test_missing_file_exits_2(capsys, tmp_path: Path) -> None:
     code, out, err = run_main(capsys, str(tmp_path / "nowhere.json"))
     assert code == 2 and out == ""
