@@ -250,17 +250,6 @@ class TraceStream:
     events: Iterator[Any]
 
 
-def _json_kind(value: Any) -> str:
-    """How a message names a JSON value that is not an object."""
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    return "a number"
-
-
 def read_trace(path: str | Path) -> TraceStream:
     """Open a trace file, read and check its header, and stream its events (each checked as it is read).
 
@@ -275,7 +264,7 @@ def read_trace(path: str | Path) -> TraceStream:
             # Valid JSON of the wrong shape is not "not JSON": read the value (which refuses what is not JSON),
             # then say what the file holds instead of an object.
             other = reader.value("(top level)")
-            raise _fail(source, "(top level)", f"expected a JSON object, found {_json_kind(other)}")
+            raise _fail(source, "(top level)", f"expected an object, got {_show(other)}")
         reader.expect("{", "(top level)")
         if reader.skip() == "}":
             raise _fail(source, "schema", "missing")

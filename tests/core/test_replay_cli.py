@@ -180,9 +180,9 @@ MALFORMED = [
     ("lane.json", json.dumps({"schema": SCHEMA, "events": [{"event": "round"}, good_result(lane=[3])]}),
      "lane.json: events[1].lane"),
     # JSON of another shape is named as what it is, not called "not JSON"; a number that ends the file is whole.
-    ("array.json", "[]", "array.json: (top level): expected a JSON object, found an array"),
-    ("number.json", "5", "number.json: (top level): expected a JSON object, found a number"),
-    ("null.json", " null\n", "null.json: (top level): expected a JSON object, found null"),
+    ("array.json", "[]", "array.json: (top level): expected an object, got []"),
+    ("number.json", "5", "number.json: (top level): expected an object, got 5"),
+    ("null.json", " null\n", "null.json: (top level): expected an object, got None"),
     ("words.json", "not json", "words.json: (top level): not JSON at line 1"),
     ("cut.json", "[1,", "cut.json: (top level): not JSON at line 1: the file ends inside this value"),
 ]
