@@ -28,7 +28,7 @@ from typing import Sequence
 from properties.cli import OneLineParser, UsageError
 from properties.paths import ROOT
 from properties.safe_json import JsonFileError as TraceError
-from properties.subject import Subject, available
+from properties.subject import Subject, available, unknown_schema
 
 DEFAULT_DIR = ROOT / "tests" / "regressions"
 
@@ -39,8 +39,12 @@ def pinned_files(folder: Path = DEFAULT_DIR) -> list[Path]:
 
 def subject_of(path: Path) -> Subject:
     """The subject whose files ``path`` is (its schema); the first subject that pins, for a file none claims
-    (its reader then names what is wrong with the file)."""
+    (its reader then names what is wrong with the file). A file whose schema names no format of theirs raises
+    ``TraceError`` listing the formats (``properties.subject.unknown_schema``)."""
     pinning = [subject for subject in available() if subject.pin is not None]
+    problem = unknown_schema(str(path), pinning, "pinning")
+    if problem is not None:
+        raise TraceError(problem)
     for subject in pinning:
         if subject.replay is not None and subject.replay.recognizes(str(path)):
             return subject

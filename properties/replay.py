@@ -33,8 +33,7 @@ import sys
 from typing import Sequence
 
 from properties import work_bound
-from properties.safe_json import printable, sniff_schema
-from properties.subject import Subject, available
+from properties.subject import Subject, available, unknown_schema as known_formats_only
 
 
 def _looks_like_file(argument: str, previous: str) -> bool:
@@ -66,22 +65,14 @@ def chosen(argv: Sequence[str]) -> "tuple[Subject, list[str], list[Subject]]":
 
 
 def unknown_schema(argv: Sequence[str]) -> "str | None":
-    """One line for a FILE argument whose ``schema`` names no subject's format, else None.
-
-    Without it such a file went to the first subject's reader, whose message ("expected 'guard-trace/1'") reads
-    as though every file had to be a budget trace; a user holding another tool's file, or a newer format, is
-    better told every format replay reads."""
+    """One line for the first FILE argument whose ``schema`` names no subject's format (``subject.unknown_schema``),
+    else None."""
     subjects = [subject for subject in available() if subject.replay is not None]
-    known = {subject.replay.schema: subject.name for subject in subjects if subject.replay is not None}
     for index, argument in enumerate(argv):
-        if not _looks_like_file(argument, argv[index - 1] if index else ""):
-            continue
-        if any(subject.replay.recognizes(argument) for subject in subjects if subject.replay is not None):
-            continue
-        schema = sniff_schema(argument)
-        if schema is not None and schema not in known:
-            formats = ", ".join(f"{name} ({subject})" for name, subject in known.items())
-            return f"error: {printable(argument)}: schema: {printable(repr(schema))} is no format replay reads; it reads {formats}"
+        if _looks_like_file(argument, argv[index - 1] if index else ""):
+            problem = known_formats_only(argument, subjects, "replay")
+            if problem is not None:
+                return f"error: {problem}"
     return None
 
 

@@ -411,8 +411,8 @@ def read_json(path: str | Path, error: type[JsonFileError] = JsonFileError) -> A
 
 
 def sniff_schema(path: "str | Path") -> "str | None":
-    """The string a regular file's top-level ``"schema"`` holds when it is the document's first field (as in every
-    file the harness writes); None otherwise, or when the file cannot be read. Only the first field is read, so a
+    """The string a regular file's top-level ``"schema"`` (or ``"format"``) holds when it is the document's first
+    field (as in every file the harness writes); None otherwise, or when the file cannot be read. Only the first field is read, so a
     ``"schema"`` key inside some value is never taken for the file's. As for ``carries_schema``, a sniff: the
     file's own reader still checks it whole."""
     head = _head(path)
@@ -430,7 +430,8 @@ def _head(path: "str | Path") -> "str | None":
         return None
 
 
-_SCHEMA_FIELD = re.compile(r'\A\s*\{\s*"schema"\s*:\s*"([^"\\]{0,80})"')
+#: A document's leading format field: "schema" in most files, "format" in navigation scenarios.
+_SCHEMA_FIELD = re.compile(r'\A\s*\{\s*"(?:schema|format)"\s*:\s*"([^"\\]{0,80})"')
 
 
 def carries_schema(path: "str | Path", schema: str) -> bool:

@@ -310,6 +310,26 @@ def available() -> tuple[Subject, ...]:
     return _LOADED
 
 
+def unknown_schema(path: str, subjects: Sequence[Subject], tool: str) -> "str | None":
+    """One line for a file whose leading ``schema`` names none of ``subjects``' formats (and which none of them
+    recognizes), listing those formats; None for any other file, which its subject's reader judges.
+
+    Without it such a file went to the first subject's reader, whose "expected 'guard-trace/1'" read as though
+    every file had to be a budget trace; a user holding another tool's file, or a newer format, is better told
+    every format ``tool`` reads."""
+    from properties.safe_json import printable, sniff_schema
+
+    readers = [subject.replay for subject in subjects if subject.replay is not None]
+    if any(replay.recognizes(path) for replay in readers):
+        return None
+    schema = sniff_schema(path)
+    known = {replay.schema: subject.name for subject in subjects if (replay := subject.replay) is not None}
+    if schema is None or schema in known:
+        return None
+    formats = ", ".join(f"{name} ({subject})" for name, subject in known.items())
+    return f"{printable(path)}: schema: {printable(repr(schema))} is no format {tool} reads; it reads {formats}"
+
+
 def names() -> tuple[str, ...]:
     """Every subject's name, in the registry's order."""
     return tuple(subject.name for subject in available())

@@ -66,6 +66,7 @@ from properties.catalogue import Tally
 from properties.budget.monitor import new_monitor
 from properties.budget.state import BudgetState, budget_state
 from properties.names import DISCOVERY_TOOLS
+from properties.pinning import invariant_to_pin, write_pinned
 from properties.budget.trace_file import Trace, TraceError, dumps, event_to_json, load_trace, printable, read_trace
 
 #: Long tool names are shown without this prefix so the table fits 100 columns.
@@ -656,27 +657,10 @@ def _print_json(chosen: list[tuple[Trace, str | None]]) -> bool:
 def pin_trace(source: Path, folder: Path, invariant: str | None = None) -> tuple[Path, tuple[str, ...]]:
     """Copy the trace file ``source`` into ``folder``; the new path and the invariants that break on the current code."""
     trace = load_trace(source)
-    if invariant is not None:
-        if not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", invariant):
-            raise TraceError(f"--invariant: expected an invariant id such as B5, got {invariant!r}")
-        if trace.invariant is not None and trace.invariant != invariant:
-            raise TraceError(f"{printable(source)}: invariant: the file was saved for {trace.invariant}, not {invariant}")
-        trace = attrs.evolve(trace, invariant=invariant)
-    if trace.invariant is None:
-        raise TraceError(f"{printable(source)}: invariant: missing; a pinned regression must say which invariant it "
-                         "once broke (--invariant B5)")
+    trace = attrs.evolve(trace, invariant=invariant_to_pin(source, trace.invariant, invariant, "B5", TraceError))
     if not trace.origin.startswith("pinned from "):  # pinning a pinned file keeps where it first came from
         trace = attrs.evolve(trace, origin=f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else ""))
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", trace.name).strip("-") or "regression"
-    target = folder / f"{name}.json"
-    text = dumps(trace)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.read_text(encoding="utf-8") != text:
-            raise TraceError(f"{printable(target)}: already exists with other content; rename the trace (its name field)")
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise TraceError(f"{printable(target)}: cannot write: {error.strerror}") from None
+    target = write_pinned(folder, trace.name, dumps(trace), TraceError)
     return target, tuple(f"{item.invariant} (at step {item.step})" for item in judge_trace(trace) if item.invariant)
 
 

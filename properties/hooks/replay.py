@@ -37,16 +37,17 @@ field, exit 2.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import attrs
 
 from guard.hooks import ToolLoopGuard
 from guard.playground import RoutingState
 from properties.budget.state import Snap
-from properties.catalogue import Tally
+from properties.catalogue import Tally, Violation
 from properties.hooks.deliver import SpyBudget, guard_state
 from properties.hooks.events import AFTER, ORDERS, PERSIST
 from properties.hooks.fixtures import Session, recorded_sessions
@@ -178,6 +179,34 @@ def replay_files(paths: Sequence[str]) -> tuple[str, int]:
         out.append(f"{name}{saved_for}: {'Playground' if sequence.playground else 'website'}"
                    f"{', strict stop' if sequence.strict_stop else ''}\n{step_table(sequence)}\n{verdict}")
     return "\n\n".join(out), status
+
+
+def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
+    """Copy a hook sequence file into ``folder`` (``python -m properties.regressions pin FILE``); the new path and
+    the invariants that break on the current code. The copy names the invariant it once broke; a hook file has
+    no origin field, so the copy is the sequence as saved, named by its ``name``."""
+    from properties.hooks.trace_file import load, to_json
+    from properties.pinning import invariant_to_pin, write_pinned
+
+    sequence, name, saved = load(source)
+    chosen = invariant_to_pin(source, saved, invariant, "H5", TraceError)
+    target = write_pinned(folder, name, json.dumps(to_json(sequence, name, chosen), indent=1) + "\n", TraceError)
+    return target, tuple(f"{found.invariant} (at step {found.step})" for found in _judged(sequence))
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    """Re-judge one pinned hook sequence with every hook invariant: (one line, whether it holds)."""
+    from properties.hooks.trace_file import load
+    from properties.pinning import judged_line
+
+    sequence, _name, saved = load(path)
+    return judged_line(path, saved, _judged(sequence), f"{len(sequence.events)} hook events")
+
+
+def _judged(sequence: Any) -> list[Violation]:
+    from properties.hooks.monitor import HookMonitor
+
+    return list(HookMonitor(Tally()).check(sequence))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,13 +10,15 @@ its counterexamples in ``counterexample.py``; its mutations in ``mutations/entri
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from properties.hooks.counterexample import counterexample
 from properties.hooks.events import EVENT_NAMES
 from properties.hooks.invariants import CATALOGUE, COVERAGE_MINIMUMS
 from properties.hooks.monitor import PARTINGS, new_monitor
 from properties.hooks.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Bench, Lazy, Driver, Replay, Subject
+from properties.subject import Bench, Lazy, Driver, Pin, Replay, Subject
 
 
 def state_machine() -> type:
@@ -29,6 +31,18 @@ def replay(argv: list[str]) -> int:
     from properties.hooks.replay import main
 
     return main(argv)
+
+
+def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
+    from properties.hooks.replay import pin as run
+
+    return run(source, folder, invariant)
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    from properties.hooks.replay import check_pinned as run
+
+    return run(path)
 
 
 SUBJECT = Subject(
@@ -48,6 +62,7 @@ SUBJECT = Subject(
     unit="sequences",
     order=20,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
+    pin=Pin(pin, check_pinned),
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).
     drives=("budget",),
     partings=PARTINGS,

@@ -9,7 +9,6 @@ missing programs. ``pin`` and ``check_pinned`` are the subject's ``Pin``.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import attrs
 from properties.catalogue import Tally, Violation
 from properties.lookup import programs
 from properties.lookup.trace_file import LookupTrace, LookupTraceError, dumps, load
+from properties.pinning import invariant_to_pin, judged_line, write_pinned
 from properties.safe_json import printable
 
 
@@ -61,34 +61,14 @@ def replay(argv: list[str]) -> int:
 def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
     """Copy a lookup trace into ``folder``; the new path and the invariants that break on the current code."""
     trace = load(source)
-    if invariant is not None:
-        if not re.fullmatch(r"L\d{1,3}", invariant):
-            raise LookupTraceError(f"--invariant: expected a lookup invariant id such as L2, got {invariant!r}")
-        trace = attrs.evolve(trace, invariant=invariant)
-    if trace.invariant is None:
-        raise LookupTraceError(f"{printable(source)}: invariant: missing; a pinned regression must say which invariant "
-                               "it once broke (--invariant L2)")
+    trace = attrs.evolve(trace, invariant=invariant_to_pin(source, trace.invariant, invariant, "L2", LookupTraceError))
     if not trace.origin.startswith("pinned from "):
         trace = attrs.evolve(trace, origin=f"pinned from {source.name}" + (f" ({trace.origin})" if trace.origin else ""))
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", trace.name).strip("-") or "regression"
-    target = folder / f"{name}.json"
-    text = dumps(trace)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.read_text(encoding="utf-8") != text:
-            raise LookupTraceError(f"{printable(target)}: already exists with other content; rename the trace (its name field)")
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise LookupTraceError(f"{printable(target)}: cannot write: {error.strerror}") from None
+    target = write_pinned(folder, trace.name, dumps(trace), LookupTraceError)
     return target, tuple(f"{item.invariant} (at step {item.step})" for item in judge(trace))
 
 
 def check_pinned(path: Path) -> tuple[str, bool]:
     """Re-judge one pinned lookup trace: (one line, whether it holds)."""
     trace = load(path)
-    broken = judge(trace)
-    once = f"once broke {trace.invariant}" if trace.invariant else "pinned"
-    if broken:
-        first = broken[0]
-        return f"BROKEN {path.name}: {first.invariant} at step {first.step}: {first.message} ({once})", False
-    return f"holds {path.name} ({once}; {len(trace.events)} receipts)", True
+    return judged_line(path, trace.invariant, judge(trace), f"{len(trace.events)} receipts")

@@ -14,7 +14,7 @@ def counterexample(driver: str, events: list[Any], violation: Violation) -> tupl
     scenario = events[-1]
     DEFAULT_DIR.mkdir(parents=True, exist_ok=True)
     path = DEFAULT_DIR / f"navigation-{driver}-{violation.invariant}-{scenario.name}.json"
-    save(scenario, path)
+    save(scenario, path, violation.invariant)
     text = (f"COUNTEREXAMPLE from navigation {driver}: {violation}\n  scenario {scenario.name}: "
             f"{len(scenario.messages)} messages; saved: {path}\n  replay: python -m properties.replay {path}")
     return text, str(path)

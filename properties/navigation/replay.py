@@ -11,6 +11,7 @@ stop reason and outcome beside them. Production polls with its default
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,7 +21,7 @@ from properties.catalogue import Tally, Violation
 from properties.navigation.invariants import Step
 from properties.navigation.monitor import new_monitor
 from properties.navigation.events import Scenario
-from properties.navigation.trace_file import SCHEMA, ScenarioError, load
+from properties.navigation.trace_file import SCHEMA, ScenarioError, load_saved
 from properties.safe_json import carries_schema
 
 WIDTH = 52
@@ -112,6 +113,37 @@ def judged_text(scenario: Scenario) -> tuple[str, list[Violation]]:
     return "\n".join(lines + broken), violations
 
 
+def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
+    """Copy a scenario file into ``folder`` (``python -m properties.regressions pin FILE``); the new path and the
+    invariants that break on the current code. The copy names the invariant it once broke (its ``invariant``
+    field); the scenario is kept as saved, its name too (the request's question is made from it)."""
+    from properties.navigation.trace_file import to_json
+    from properties.pinning import invariant_to_pin, write_pinned
+
+    scenario, saved = load_saved(source)
+    chosen = invariant_to_pin(source, saved, invariant, "N4", ScenarioError)
+    target = write_pinned(folder, scenario.name, json.dumps(to_json(scenario, chosen), indent=1) + "\n", ScenarioError)
+    return target, tuple(f"{found.invariant} (at step {found.step})" for found in _judged(scenario))
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    """Re-judge one pinned scenario with every navigation invariant: (one line, whether it holds). A version that
+    raises on it breaks it too (as in the replay)."""
+    from properties.pinning import judged_line
+
+    scenario, saved = load_saved(path)
+    try:
+        broken = _judged(scenario)
+    except Exception as error:  # noqa: BLE001 - a crash of either version is a finding, reported in one line
+        return (f"BROKEN {path.name}: replaying raised {type(error).__name__}: {str(error)[:200]} "
+                f"({'once broke ' + saved if saved else 'pinned'})"), False
+    return judged_line(path, saved, broken, f"{len(scenario.messages)} messages")
+
+
+def _judged(scenario: Scenario) -> list[Violation]:
+    return list(new_monitor(Tally()).step(scenario))
+
+
 def is_scenario_file(path: "str | Path") -> bool:
     """Whether ``path`` holds a navigation scenario (so the replay CLI can hand it here)."""
     return carries_schema(path, SCHEMA)
@@ -120,18 +152,21 @@ def is_scenario_file(path: "str | Path") -> bool:
 def main(files: Sequence[str] = ()) -> int:
     try:
         if files:
-            scenarios = [load(Path(name)) for name in files]
+            saved = [load_saved(Path(name)) for name in files]
         else:
             from properties.navigation.fixtures import load_all
 
-            scenarios = load_all()
+            saved = [(scenario, "") for scenario in load_all()]
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     failed = False
-    for index, scenario in enumerate(scenarios):
+    for index, (scenario, invariant) in enumerate(saved):
         try:
             text, violations = judged_text(scenario)
+            if invariant:
+                text += f"\n   saved for {invariant}: " + ("it breaks again" if any(
+                    violation.invariant == invariant for violation in violations) else "it holds now")
             failed = failed or bool(violations)
         except Exception as error:  # noqa: BLE001 - a crash of either version is a finding, reported in one line
             # A valid file can still crash a version: the frozen reference parses the child's reply with a bare

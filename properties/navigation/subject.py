@@ -13,6 +13,8 @@ one event kind is ``scenario``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 
 from guard.navigation_limits import NavigationLimits
@@ -23,7 +25,7 @@ from properties.navigation.spec_rules import SPEC
 from properties.navigation.monitor import PARTINGS, new_monitor
 from properties.navigation.trace_file import SCHEMA
 from properties.safe_json import carries_schema
-from properties.subject import Bench, Lazy, Driver, DriverRequest, DriverResult, Replay, Subject
+from properties.subject import Bench, Lazy, Driver, DriverRequest, DriverResult, Pin, Replay, Subject
 
 
 def state_machine() -> type:
@@ -37,6 +39,18 @@ def replay(argv: list[str]) -> int:
     from properties.navigation.replay import main
 
     return main([arg for arg in argv if not arg.startswith("-")])
+
+
+def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tuple[str, ...]]:
+    from properties.navigation.replay import pin as run
+
+    return run(source, folder, invariant)
+
+
+def check_pinned(path: Path) -> tuple[str, bool]:
+    from properties.navigation.replay import check_pinned as run
+
+    return run(path)
 
 
 def limits_note() -> str:
@@ -77,6 +91,7 @@ SUBJECT = Subject(
     unit="scenarios",
     order=30,
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
+    pin=Pin(pin, check_pinned),
     partings=PARTINGS,
     bench=Bench(Lazy("properties.navigation.bench", "run")),
     # The exhaustive engine's scopes of navigation (properties/navigation/model.py), proved by the core's model driver.

@@ -8,6 +8,7 @@ file and the field.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,9 @@ class ScenarioError(JsonFileError):
 # -- files -----------------------------------------------------------------
 
 
-def to_json(scenario: Scenario) -> dict[str, Any]:
+def to_json(scenario: Scenario, invariant: str = "") -> dict[str, Any]:
+    """The file of ``scenario``; ``invariant`` names the one it was saved for (a counterexample, a pinned
+    regression), and a file that was saved for none leaves the field out."""
     data = attrs.asdict(scenario, recurse=False)
     data["bucket"] = list(scenario.bucket)
     data["messages"] = [{"at": timed.at, **attrs.asdict(timed.message)} for timed in scenario.messages]
@@ -42,7 +45,7 @@ def to_json(scenario: Scenario) -> dict[str, Any]:
     limits = data.pop("limits")
     if limits:
         data["limits"] = dict(limits)
-    return {"format": FORMAT, **data}
+    return {"format": FORMAT, **({"invariant": invariant} if invariant else {}), **data}
 
 
 def _limits(value: Any) -> bool:
@@ -61,6 +64,7 @@ LIMITS = FieldType(f"an object of positive integers (at most {MAX_LIMIT:,}) name
 _DEFAULTS = {field.name: field.default for field in attrs.fields(Scenario)}
 _TOP_FIELDS: dict[str, tuple[FieldType, Any]] = {
     "format": (one_of(FORMAT), REQUIRED),
+    "invariant": (STRING, ""),
     "name": (STRING, REQUIRED),
     "timeout_ms": (COUNT, REQUIRED),
     "delegation_timeout_ms": (COUNT, REQUIRED),
@@ -97,6 +101,11 @@ _MESSAGE_FIELDS: dict[str, tuple[FieldType, Any]] = {
 
 
 def from_json(data: Any, where: str = "scenario") -> Scenario:
+    """The scenario of ``data`` (``saved_from_json`` also gives the invariant the file was saved for)."""
+    return saved_from_json(data, where)[0]
+
+
+def saved_from_json(data: Any, where: str = "scenario") -> tuple[Scenario, str]:
     """The scenario of ``data``; a ``ScenarioError`` naming ``where`` (the file) and the field path when malformed.
 
     Every field is typed and an unknown one refused, at the top level and in each message: a misspelt
@@ -108,6 +117,9 @@ def from_json(data: Any, where: str = "scenario") -> Scenario:
         raise fail(where, "format", f"expected {FORMAT!r}, got {show(data['format'])}", ScenarioError)
     values = check_object(data, _TOP_FIELDS, TOP, where, "a navigation scenario", ScenarioError)
     values.pop("format")
+    invariant = values.pop("invariant", "")
+    if invariant and not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", invariant):
+        raise fail(where, "invariant", f"expected an invariant id such as \"N4\", got {show(invariant)}", ScenarioError)
     timed = []
     for index, item in enumerate(values.pop("messages")):
         fields = check_object(item, _MESSAGE_FIELDS, f"messages[{index}]", where, "a message", ScenarioError)
@@ -115,13 +127,18 @@ def from_json(data: Any, where: str = "scenario") -> Scenario:
         timed.append(Timed(at, Message(**fields)))
     values["bucket"] = tuple(values.get("bucket", ()))
     values["limits"] = tuple(sorted(values.get("limits", {}).items()))
-    return Scenario(messages=tuple(timed), **values)
+    return Scenario(messages=tuple(timed), **values), invariant
 
 
-def save(scenario: Scenario, path: Path) -> None:
-    path.write_text(json.dumps(to_json(scenario), indent=1) + "\n", encoding="utf-8")
+def save(scenario: Scenario, path: Path, invariant: str = "") -> None:
+    path.write_text(json.dumps(to_json(scenario, invariant), indent=1) + "\n", encoding="utf-8")
 
 
 def load(path: Path) -> Scenario:
     """Read a scenario file by ``properties.safe_json``'s rules (regular file, depth and size, strict numbers)."""
-    return from_json(read_json(path, ScenarioError), str(path))
+    return load_saved(path)[0]
+
+
+def load_saved(path: Path) -> tuple[Scenario, str]:
+    """A scenario file's scenario and the invariant it was saved for ("" when none)."""
+    return saved_from_json(read_json(path, ScenarioError), str(path))

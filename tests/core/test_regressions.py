@@ -28,10 +28,16 @@ def test_there_are_pinned_regressions() -> None:
 
 @pytest.mark.parametrize("path", PINNED, ids=[path.stem for path in PINNED])
 def test_pinned_trace_holds_on_the_current_code(path: Path) -> None:
-    trace = load_trace(path)
-    assert trace.invariant is not None, f"{path.name} must say which invariant it once broke"
-    assert trace.origin.startswith("pinned from "), trace.origin
-    assert judge_trace(trace) == ()
+    """Each pinned file, of any subject, judged by its subject (found by its schema, as ``check`` does)."""
+    subject = regressions.subject_of(path)
+    assert subject.pin is not None
+    line, holds = subject.pin.check(path)
+    assert holds, line
+    assert "(once broke " in line, f"{path.name} must say which invariant it once broke: {line}"
+    if subject.name == "budget":
+        trace = load_trace(path)
+        assert trace.origin.startswith("pinned from "), trace.origin
+        assert judge_trace(trace) == ()
 
 
 def test_check_command_lists_every_pinned_file(capsys) -> None:
@@ -93,3 +99,20 @@ def test_a_pinned_file_that_breaks_fails_the_check(tmp_path: Path, capsys, monke
     monkeypatch.setattr(budget_replay, "judge_trace", lambda trace: (Broken("B5", "bounded deferrals", 0, "planted", 1),))
     assert regressions.main(["check", "--dir", str(folder)]) == 1
     assert capsys.readouterr().out.startswith("BROKEN bad.json: B5 at step 0: planted (once broke B5)")
+
+
+def test_every_subject_with_a_file_format_pins_its_counterexamples() -> None:
+    """A counterexample of any subject can be kept as a regression: each subject that saves files (a replay
+    format) declares how they are pinned and checked."""
+    from properties.subject import available
+
+    assert [subject.name for subject in available() if subject.replay is not None and subject.pin is None] == []
+
+
+def test_a_file_no_subject_pins_is_named_with_every_format(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"schema": "someone-else/3", "events": []}), encoding="utf-8")
+    assert regressions.main(["pin", str(path), "--dir", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and f"{path}: schema: 'someone-else/3' is no format pinning reads" in err
+    assert "guard-trace/1 (budget)" in err and "guard-hook-sequence/1 (hooks)" in err, err

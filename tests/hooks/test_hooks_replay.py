@@ -357,6 +357,36 @@ def test_a_saved_hook_counterexample_replays_with_its_verdict(tmp_path, capsys, 
     assert "VIOLATED H5" in capsys.readouterr().out
 
 
+def test_a_hook_counterexample_is_pinned_and_checked(tmp_path, capsys, monkeypatch) -> None:
+    """``python -m properties.regressions pin`` keeps a hook sequence file with the invariant it once broke; the
+    check judges it with every hook invariant and names a break under a planted bug (the catalogue's
+    admit-any-write, H5)."""
+    from guard.hooks import ToolLoopGuard as Guard
+    from properties import regressions
+    from properties.hooks.generate import Builder
+    from properties.hooks.trace_file import load, save
+
+    builder = Builder(playground=True, policy="after")
+    builder.trip("bad_write")
+    sequence = builder.build()
+    source = save(sequence, tmp_path / "in" / "seq.json", "bulk-H5 trip", "")
+    folder = tmp_path / "pinned"
+    # The file names no invariant: pinning needs one, and only a hook invariant's id.
+    assert regressions.main(["pin", str(source), "--dir", str(folder)]) == 2
+    assert "invariant: missing" in capsys.readouterr().err
+    assert regressions.main(["pin", str(source), "--dir", str(folder), "--invariant", "B5"]) == 2
+    assert "such as H5" in capsys.readouterr().err
+    assert regressions.main(["pin", str(source), "--dir", str(folder), "--invariant", "H5"]) == 0
+    pinned = folder / "bulk-H5-trip.json"
+    assert capsys.readouterr().out.strip() == f"pinned: {pinned}"
+    assert load(pinned) == (sequence, "bulk-H5 trip", "H5")
+    assert regressions.main(["check", "--dir", str(folder)]) == 0
+    assert capsys.readouterr().out.startswith(f"holds {pinned.name} (once broke H5; {len(sequence.events)} hook events)")
+    monkeypatch.setattr(Guard, "_is_remedy", lambda self, record: record.tool == "write")
+    assert regressions.main(["check", "--dir", str(folder)]) == 1
+    assert capsys.readouterr().out.startswith(f"BROKEN {pinned.name}: H5 at step ")
+
+
 @pytest.mark.parametrize("content, field", [("[", "not JSON"), ('{"schema": "guard-trace/1"}', "schema")])
 def test_a_bad_hook_sequence_file_is_one_line_and_exit_2(tmp_path, capsys, content, field) -> None:
     path = tmp_path / "bad.json"

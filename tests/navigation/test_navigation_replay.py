@@ -65,3 +65,36 @@ def test_the_replay_says_how_the_results_were_classified_and_whether_the_cap_cut
                                  ("c", "empty", "empty content"), ("d", "empty", "zero-token manifest")]) == [
         "   results read: 3 empty, 1 progress", "   the empty ones: 1 empty content, 2 zero-token manifest"]
     assert replay.results_lines([]) == []
+
+
+def test_a_navigation_counterexample_is_pinned_and_checked(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A scenario file names the invariant it was saved for; pinning keeps it, the check judges the pinned
+    scenario with every navigation invariant, and both the check and the replay name a break under a planted
+    bug (evidence kept past the 32,000-character cap: N2) on navigation.md's production archive."""
+    from guard.navigation_evidence import Observer
+    from properties import regressions
+    from properties.navigation.trace_file import load, load_saved, save
+
+    scenario = load(fixtures.path_of("seed003-production-archive"))
+    source = tmp_path / "in" / "archive.json"
+    source.parent.mkdir()
+    save(scenario, source, "N2")
+    assert load_saved(source) == (scenario, "N2")
+    folder = tmp_path / "pinned"
+    assert regressions.main(["pin", str(source), "--dir", str(folder), "--invariant", "N4"]) == 2
+    assert "saved for N2, not N4" in capsys.readouterr().err
+    assert regressions.main(["pin", str(source), "--dir", str(folder)]) == 0
+    pinned = folder / f"{scenario.name}.json"
+    assert capsys.readouterr().out.strip() == f"pinned: {pinned}"
+    assert load_saved(pinned) == (scenario, "N2")
+    assert regressions.main(["check", "--dir", str(folder)]) == 0
+    assert capsys.readouterr().out.startswith(f"holds {pinned.name} (once broke N2; {len(scenario.messages)} messages)")
+    assert replay.main([str(pinned)]) == 0
+    assert "saved for N2: it holds now" in capsys.readouterr().out
+    monkeypatch.setattr(Observer, "keep", lambda self, source, text: (
+        self.evidence.append((source, text)), setattr(self, "evidence_chars", self.evidence_chars + len(text))))
+    assert regressions.main(["check", "--dir", str(folder)]) == 1
+    assert capsys.readouterr().out.startswith(f"BROKEN {pinned.name}: N")
+    assert replay.main([str(pinned)]) == 1
+    out = capsys.readouterr().out
+    assert "BROKEN N2:" in out and "saved for N2: it breaks again" in out
