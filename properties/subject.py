@@ -271,6 +271,10 @@ class Subject:
     #: ``models(scopes)`` -> the engine's models of the scopes ``quick``, ``default`` or ``thorough`` (a ``Lazy``,
     #: so that reading the registry imports no model), or None. Declaring it adds ``MODEL_DRIVER``.
     models: "Callable[[str], Sequence[Any]] | None" = None
+    #: The module of its review side (``properties.review_sides`` says what it holds): how ``nox -s review``
+    #: drives its guard at BASE and at HEAD and compares them. "": the review does not compare its behaviour
+    #: (and says so).
+    review: str = ""
 
     def __attrs_post_init__(self) -> None:
         # The core's driver, added here rather than written into each subject's list, so that a subject with a

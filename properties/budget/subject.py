@@ -98,6 +98,8 @@ SUBJECT = Subject(
     counterexample=counterexample,
     preamble=limits_note,
     order=10,
+    # The review compares its guard at BASE and at HEAD through this side (nox -s review).
+    review="properties.budget.review_side",
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
     pin=Pin(pin, check_pinned),
     bench=Bench(bench, bench_options, check_bench_options),

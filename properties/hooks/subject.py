@@ -61,6 +61,8 @@ SUBJECT = Subject(
     counterexample=counterexample,
     unit="sequences",
     order=20,
+    # The review compares its guard at BASE and at HEAD through this side (nox -s review).
+    review="properties.hooks.review_side",
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, option="--hooks"),
     pin=Pin(pin, check_pinned),
     # The hook path feeds the budget: its monitor and replay read the budget's snapshots (properties.budget.state).

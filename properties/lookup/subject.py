@@ -84,6 +84,8 @@ SUBJECT = Subject(
     requires=programs.missing,
     unit="receipts",
     order=40,
+    # The review compares its guard at BASE and at HEAD through this side (nox -s review).
+    review="properties.lookup.review_side",
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay),
     pin=Pin(pin, check_pinned),
     bench=Bench(Lazy("properties.lookup.bench", "run")),

@@ -90,6 +90,8 @@ SUBJECT = Subject(
     preamble=limits_note,
     unit="scenarios",
     order=30,
+    # The review compares its guard at BASE and at HEAD through this side (nox -s review).
+    review="properties.navigation.review_side",
     replay=Replay(SCHEMA, lambda path: carries_schema(path, SCHEMA), replay, sessions=True),
     pin=Pin(pin, check_pinned),
     partings=PARTINGS,

@@ -11,12 +11,13 @@ commit the review could name):
    changed without adoption (its pin).
 2. ``behaviour``: every subject's guard at BASE and at HEAD driven by the
    same seeded bulk work (the budget's traces, the hook path's sequences,
-   navigation's scenarios; one side module each), observable by observable;
+   navigation's scenarios, the lookup classifier's receipts; the side module
+   each subject names in ``Subject.review``, found through the registry), observable by observable;
    and ``product`` with ``exhaustive``: BASE's and HEAD's guard in one
    product model searched by ``properties.engine.search`` on small scopes,
    one shortest distinguishing trace per kind of difference, or equality
    proved to the fixpoint: the budget's two guards in one process
-   (``budget_model``), the hook path's and navigation's as the trees of every
+   (``properties.budget.review_model``), the hook path's and navigation's as the trees of every
    run of their verdict scopes, each written by its side's own interpreter
    (``recorded``). Each distinguishing item is saved in its subject's file
    format.

@@ -1,6 +1,6 @@
 """``python -m properties.review [BASE]`` (``nox -s review -- BASE``): the review of a change; see the package.
 
-    python -m properties.review [BASE] [--seed N] [--traces N] [--sequences N] [--scenarios N] [--quick]
+    python -m properties.review [BASE] [--seed N] [--traces N] [--sequences N] [--scenarios N] [--receipts N] [--quick]
                                 [--no-mutants] [--jobs N] [--out reports/]
     python -m properties.review --show FILE      # a saved distinguishing item, BASE beside HEAD
 
@@ -18,9 +18,12 @@ Choices:
   not required): the tests of the review use it, because a default verdict
   takes about a minute alone on a quiet machine and each scenario needs two.
 * The behaviour comparison (``properties.review.behaviour``) uses the same
-  seed and each subject's bulk work as the default verdict draws it: the
+  seed and each compared subject's bulk work as the default verdict draws it,
+  each under its side's own option (``properties.review_sides``): the
   budget's 8,000 traces (``--traces``), the hook path's 10,000 sequences
-  (``--sequences``) and navigation's 4,000 scenarios (``--scenarios``).
+  (``--sequences``), navigation's 4,000 scenarios (``--scenarios``) and the
+  lookup classifier's 2,213 receipts (``--receipts``). A subject whose folder
+  names no review side is listed as not compared.
 * ``--no-mutants`` skips part 4's mutmut and catalogue runs (the changed
   tests still run on both sides); the review then cannot say whether a new
   survivor exists and says so.
@@ -59,20 +62,23 @@ from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT, shared_dir
 from properties.review import behaviour, beside, changes, render
 
-DEFAULT_TRACES = 8000
-DEFAULT_SEQUENCES = 10_000
-DEFAULT_SCENARIOS = 4_000
+def count_options() -> dict[str, tuple[str, Any]]:
+    """Per compared subject: its count option's destination and its side module (``properties.review_sides``)."""
+    found = {}
+    for subject in behaviour.compared():
+        module = behaviour.side(subject)
+        found[subject] = (str(module.OPTION).lstrip("-").replace("-", "_"), module)
+    return found
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = OneLineParser(prog="python -m properties.review", description=__doc__.splitlines()[0])
     parser.add_argument("base", nargs="?", help="any commit-ish (default: merge base with the upstream, else HEAD~1)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), help="the seed of both sides (default: random, printed)")
-    parser.add_argument("--traces", type=whole_number(1), default=DEFAULT_TRACES, help="budget bulk traces compared")
-    parser.add_argument("--sequences", type=whole_number(0), default=DEFAULT_SEQUENCES,
-                        help="hook bulk sequences compared (0: the hook path is not compared)")
-    parser.add_argument("--scenarios", type=whole_number(0), default=DEFAULT_SCENARIOS,
-                        help="navigation bulk scenarios compared (0: navigation is not compared)")
+    # Each compared subject's count (--traces, --sequences, --scenarios): its side module names it.
+    for _subject, (dest, module) in count_options().items():
+        parser.add_argument(module.OPTION, dest=dest, type=whole_number(int(module.MINIMUM_COUNT)),
+                            default=int(module.DEFAULT_COUNT), help=str(module.OPTION_HELP))
     parser.add_argument("--quick", action="store_true", help="quick verdicts on both sides (coverage not required)")
     parser.add_argument("--no-mutants", action="store_true", help="skip mutmut and the catalogue on the change")
     parser.add_argument("--no-exhaustive", action="store_true",
@@ -231,10 +237,7 @@ def save_distinguishing(comparisons: dict[str, behaviour.Comparison], items: dic
             if key not in files:
                 origin = f"review base={base} head={head} seed={seed} subject={subject} item={difference.trace}"
                 path = folder / f"review-{subject}-{base[:8]}-{head[:8]}-s{seed}-{difference.trace}-{difference.step + 1}steps.json"
-                if subject == "budget":
-                    files[key] = module.save(item, path, origin, comparison.head_limits)
-                else:
-                    files[key] = module.save(item, path, origin)
+                files[key] = module.save(item, path, origin, comparison.head_limits)
             saved.append({"subject": subject, "observable": name, "trace": difference.trace,
                           "steps": difference.step + 1, "file": str(files[key]), "events": module.steps_of(item)})
     return saved
@@ -262,6 +265,12 @@ def replay_both(subject: str, file: Path, head: Path, base_tree: Path, work: Pat
     return rows[0], rows[1]
 
 
+def _compared_formats() -> list[tuple[str, str]]:
+    from properties.subject import load
+
+    return [(name, replay.schema) for name in behaviour.compared() if (replay := load(name).replay) is not None]
+
+
 def show(file: Path) -> int:
     """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable that differs."""
     # A missing file, a folder or a FIFO is refused as every reader refuses it (properties.safe_json).
@@ -273,7 +282,8 @@ def show(file: Path) -> int:
         raise UsageError(str(error)) from None
     subject = behaviour.file_subject(file)
     if subject is None:
-        raise UsageError(f"{file}: not a budget trace, hook sequence or navigation scenario file")
+        kinds = ", ".join(f"{behaviour.side(name).SUBJECT} ({schema})" for name, schema in _compared_formats())
+        raise UsageError(f"{file}: not a file of a compared subject: {kinds}")
     module = behaviour.side(subject)
     try:
         item, origin = module.load(file)
@@ -388,9 +398,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties.review: {error}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  traces {args.traces}  sequences {args.sequences}"
-          f"  scenarios {args.scenarios}"
-          f"{'  quick verdicts' if args.quick else ''}{'  no mutants' if args.no_mutants else ''}", flush=True)
+    counts = {subject: getattr(args, dest) for subject, (dest, _module) in count_options().items()}
+    print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  "
+          + "  ".join(f"{behaviour.side(subject).UNIT} {count}" for subject, count in counts.items())
+          + f"{'  quick verdicts' if args.quick else ''}{'  no mutants' if args.no_mutants else ''}", flush=True)
+    for subject in behaviour.not_compared():
+        print(f"review: {subject} names no review side (Subject.review): its behaviour is not compared", flush=True)
     started = time.monotonic()
     timings: dict[str, float] = {}
     # CPU seconds per phase (the review's issue-20 goal is a ratio of wall times, but on two shared cores the
@@ -451,7 +464,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _phase("behaviour side by side")
         step = time.monotonic()
         cpu_mark = _children_cpu()
-        counts = {"budget": args.traces, "hooks": args.sequences, "navigation": args.scenarios}
         comparisons, items = ({}, {}) if same_guard else compare_behaviour(ROOT, tree, work, seed,
                                                                           {k: v for k, v in counts.items() if v})
         folder = out / "review-traces"

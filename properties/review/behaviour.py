@@ -1,9 +1,11 @@
 """Part 2 of the review (its bulk half): the guard at BASE and at HEAD driven by the same seeded work, per subject.
 
-Each subject has a side module (``SIDES``): the budget's
-(``budget_side``: every observable of the production budget per event), the
-hook path's (``hook_side``: what the host receives per hook event) and
-navigation's (``navigation_side``: the outcome per scenario). A side module
+Each subject whose behaviour is compared names a side module in its
+``SUBJECT`` (``Subject.review``; ``properties.review_sides`` says what one
+holds), found through the registry (``compared``, ``side``): the budget's
+(every observable of the production budget per event), the hook path's (what
+the host receives per hook event) and navigation's (the outcome per
+scenario); a subject that names none is listed as not compared. A side module
 names its ``OBSERVABLES``, draws the subject's seeded bulk work (``bulk``: the
 very traces, sequences and scenarios ``python -m properties --seed S``
 checks), plays one item against one ``guard/`` (``rows_of``: one row of observables per
@@ -38,7 +40,7 @@ beside HEAD.
 
 The exhaustive half is ``properties.review.product`` (run by
 ``properties.review.exhaustive``); its saved traces replay here too, with
-the limits their scope names (``budget_side.rows_of_file``).
+the limits their scope names (the budget side's ``rows_of_file``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ import hashlib
 import importlib
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -57,16 +58,21 @@ from typing import Any, Iterator, Sequence
 
 import attrs
 
-#: Subject -> its side module, in the order the review prints them.
-SIDES = {"budget": "properties.review.budget_side", "hooks": "properties.review.hook_side",
-         "navigation": "properties.review.navigation_side"}
-
+from properties.review_sides import UNREPORTED
+from properties.subject import available, load
 
 #: Observable values whose JSON is longer than this many characters are compared by hash in the bulk stream.
 DIGEST_ABOVE = 24
-#: The value of an observable a side's guard does not report (an older BASE's outcome without a field HEAD
-#: added): it is shown, never compared, so a field one side lacks is no behaviour change.
-UNREPORTED = "(not reported)"
+
+
+def compared() -> tuple[str, ...]:
+    """The subjects whose behaviour the review compares (those that name a review side), in the registry's order."""
+    return tuple(subject.name for subject in available() if subject.review)
+
+
+def not_compared() -> tuple[str, ...]:
+    """The subjects that name no review side: the review says their behaviour was not compared."""
+    return tuple(subject.name for subject in available() if not subject.review)
 
 
 def value_differs(one: Any, two: Any) -> bool:
@@ -85,38 +91,19 @@ def differing_observables(one: dict[str, Any], two: dict[str, Any], observables:
 
 
 def side(subject: str) -> ModuleType:
-    return importlib.import_module(SIDES[subject])
-
-
-def scope_of(scopes: Any, name: str, subject: str) -> Any:
-    """The model named ``name`` among ``scopes(mode)`` of any mode (quick, default, thorough): a side's scope tree
-    (``--tree``) and the exhaustive comparison name a scope by the verdict's own model of it."""
-    for mode in ("quick", "default", "thorough"):
-        for model in scopes(mode):
-            if model.name == name:
-                return model
-    raise KeyError(f"no {subject} scope {name!r}")
+    """The review side module ``subject`` names (``Subject.review``); KeyError for a subject with none."""
+    module = load(subject).review
+    if not module:
+        raise KeyError(f"the {subject} subject names no review side")
+    return importlib.import_module(module)
 
 
 def file_subject(path: Path) -> "str | None":
-    """The subject whose file ``path`` is (by its schema), or None when it is none of theirs or unreadable.
-
-    Only a regular file is opened: a FIFO named on the command line must not block the sniff."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    schema = str(data.get("schema", data.get("format", "")))
-    if schema.startswith("guard-hook-sequence/"):
-        return "hooks"
-    if schema.startswith("navigation-scenario/"):
-        return "navigation"
-    if schema.startswith("guard-trace/"):
-        return "budget" if data.get("subject", "budget") == "budget" else None
+    """The compared subject whose file ``path`` is (its replay recognizes the schema), or None when it is none of
+    theirs or unreadable. ``carries_schema`` opens only a regular file: a FIFO must not block the sniff."""
+    for subject in available():
+        if subject.review and subject.replay is not None and subject.replay.recognizes(str(path)):
+            return subject.name
     return None
 
 
@@ -134,7 +121,7 @@ def review_origin(path: Path) -> "str | None":
 
 def _side_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m properties.review.behaviour")
-    parser.add_argument("--subject", choices=tuple(SIDES), default="budget")
+    parser.add_argument("--subject", choices=compared(), default="budget")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--count", type=int, help="bulk items played")
     parser.add_argument("--file", type=Path, help="one saved item instead of the seeded bulk work")

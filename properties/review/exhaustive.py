@@ -1,18 +1,20 @@
 """``python -m properties.review.exhaustive``: the product searches of every comparable subject, in one process.
 
 Run by the review from HEAD's checkout with BASE's ``guard/`` folder named
-(``--base``): both versions are imported apart (``properties.review.guards``)
-and every scope of every subject in ``COMPARABLES`` is searched
+(``--base``): both versions are imported apart (``properties.guard_versions``)
+and every scope of every compared subject (``comparable``) is searched
 (``properties.review.product.compare_scope``). Writes a JSON summary
 (``--json``) and saves each shortest distinguishing trace, one per kind of
 difference, in the subject's own file format under ``--out`` with the
 review's origin (``scope=`` names the limits), so ``nox -s replay -- FILE``
 shows BASE beside HEAD.
 
-``COMPARABLES``: the budget's (``budget_model``: both guards in this
-process) and the hook path's and navigation's (``recorded``: each side
-writes every run of the verdict's model of the scope in an interpreter of
-its own, and the product is searched here over the two trees). Every
+``comparable``: a subject's review side names its own product model
+(``COMPARABLE``, as the budget's ``review_model``: both guards in this
+process), or offers the scope trees ``recorded`` searches (the hook path's
+and navigation's: each side writes every run of the verdict's model of the
+scope in an interpreter of its own, and the product is searched here over
+the two trees). Every
 comparable is handed both guards and every scope first (``prepare``), so
 that the recorded subjects' sides can run at once, and saves a shortest
 trace with the review's origin through its own writer (``save``).
@@ -29,16 +31,24 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from properties.review import guards, product
+from properties import guard_versions as guards
+from properties.review import behaviour, product, recorded
 
-#: Subject -> ``module:name`` of its ``product.Comparable``.
-COMPARABLES = {"budget": "properties.review.budget_model:COMPARABLE", "hooks": "properties.review.recorded:HOOKS",
-               "navigation": "properties.review.recorded:NAVIGATION"}
+def comparables() -> tuple[str, ...]:
+    """The compared subjects whose side offers an exhaustive comparison, in the registry's order."""
+    return tuple(subject for subject in behaviour.compared()
+                 if hasattr(side := behaviour.side(subject), "COMPARABLE") or hasattr(side, "tree"))
 
 
 def comparable(subject: str) -> Any:
-    module, _colon, name = COMPARABLES[subject].partition(":")
-    return getattr(importlib.import_module(module), name)
+    """The ``product.Comparable`` of ``subject``: its side's own ``COMPARABLE`` (``module:name``), else the scope
+    trees its side records (``recorded.RecordedComparable``)."""
+    module = behaviour.side(subject)
+    named = getattr(module, "COMPARABLE", "")
+    if named:
+        place, _colon, name = named.partition(":")
+        return getattr(importlib.import_module(place), name)
+    return recorded.RecordedComparable(subject)
 
 
 def run(base_guard: Path, head_guard: Path, out: Path, origin: str, subjects: Sequence[str], scopes: Sequence[str] | None,
@@ -82,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where distinguishing traces are saved")
     parser.add_argument("--json", type=Path, required=True, help="the summary written here")
     parser.add_argument("--origin", default="review", help="the saved files' origin (base=, head=, seed=)")
-    parser.add_argument("--subject", action="append", choices=tuple(COMPARABLES))
+    parser.add_argument("--subject", action="append", choices=comparables())
     parser.add_argument("--scope", action="append", help="a scope by name (default: the subject's every scope)")
     parser.add_argument("--max-states", type=int, default=150_000)
     parser.add_argument("--seconds", type=float, default=1800.0,
@@ -90,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
-    report = run(args.base, args.head, args.out, args.origin, args.subject or list(COMPARABLES), args.scope,
+    report = run(args.base, args.head, args.out, args.origin, args.subject or list(comparables()), args.scope,
                  args.max_states, args.seconds)
     report["seconds"] = round(time.perf_counter() - started, 2)
     # Its own CPU and that of the side interpreters it waited for (the recorded subjects' trees).

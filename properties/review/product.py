@@ -1,7 +1,7 @@
 """The exhaustive half of the review's part 2: BASE's guard and HEAD's guard as one model, searched by the engine.
 
 The product's state is (BASE's state, HEAD's state, steps since both settled). A subject that wants its behaviour compared exhaustively hands the review a
-``Comparable`` (``properties.review.budget_model`` is the budget's): for a
+``Comparable`` (``properties.budget.review_model`` is the budget's): for a
 guard package and a scope, a ``properties.engine.model.Model`` of that one
 guard, and a function that reads the observables of a step. The product
 (``ProductModel``) is itself a ``Model``: its state is a pair (BASE's state,
@@ -46,7 +46,7 @@ from properties.engine.model import Edge, Model
 from properties.engine.search import SearchResult, search
 from properties.engine.symmetry import Permutation
 from properties.review.behaviour import differing_observables, unreported_observables
-from properties.review.guards import GuardPackage
+from properties.guard_versions import GuardPackage
 
 PREFIX = "EQ."
 #: Events still compared once both sides are settled (stopped with nothing left to admit). The bulk

@@ -1,6 +1,6 @@
 """The exhaustive comparison of the hook path and of navigation: every run of a scope, played by each side.
 
-The budget's product (``properties.review.budget_model``) imports BASE's and
+The budget's product (``properties.budget.review_model``) imports BASE's and
 HEAD's ``guard/`` into one process. The hook path and navigation cannot be
 driven that way without copying harness code: their delivery code
 (``properties.hooks.deliver``, ``properties.navigation.scenario``) builds the
@@ -11,7 +11,7 @@ interpreter, whose ``guard`` is that side's and whose harness is HEAD's
 scope's *tree*: every run of the verdict's model of that scope
 (``properties.hooks.model``, ``properties.navigation.model``), breadth
 first, each node with what the side showed after its last event and the
-events offered next (``hook_side.tree``, ``navigation_side.tree``;
+events offered next (each side module's ``tree``;
 ``python -m properties.review.behaviour --subject S --tree SCOPE``).
 
 ``TableModel`` is one side's tree as an engine ``Model``, and
@@ -29,13 +29,13 @@ Why this is exact (decisions where the issue is silent):
   product's pair of keys is a pair of runs, the same run on both sides.
 * A hook side's run ends where its own guard aborted it (the host delivers
   nothing more) or a hook raised; the other side may go on. Past its end a
-  side shows ``hook_side.ENDED`` (every observable absent), so the side that
+  side shows the hook side's ``ENDED`` (every observable absent), so the side that
   went on differs in what it showed. A navigation request's end is the
-  spec's (``navigation_side.tree``), the same on both sides; past it a
+  spec's (the navigation side's ``tree``), the same on both sides; past it a
   side's outcome is the one it had (a request that ended reads no later
   slice).
-* The observables are the bulk comparison's own (``hook_side.OBSERVABLES``,
-  ``navigation_side.OBSERVABLES``), read from the same per-step rows, so a
+* The observables are the bulk comparison's own (each side's ``OBSERVABLES``,
+  named in its module), read from the same per-step rows, so a
   saved run replays BASE beside HEAD with ``nox -s replay -- FILE`` as any
   bulk item does.
 """
@@ -55,7 +55,7 @@ from properties.engine.model import Edge
 from properties.engine.symmetry import Permutation
 from properties.paths import ROOT, shared_dir
 from properties.review import behaviour
-from properties.review.guards import GuardPackage
+from properties.guard_versions import GuardPackage
 
 #: A node of a side's tree: (start, path) -> (events offered next, the row after the path's last event).
 Node = tuple[tuple[Any, ...], "dict[str, Any] | None"]
@@ -189,6 +189,3 @@ class RecordedComparable:
     def save(self, model: TableModel, start: int, events: Sequence[Any], path: Path, origin: str) -> Path:
         return model.save(start, events, path, origin)
 
-
-HOOKS = RecordedComparable("hooks")
-NAVIGATION = RecordedComparable("navigation")

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from properties.review import behaviour
+
 SCHEMA = "guard-review-report/1"
 SUMMARY_LINES = 15
 #: An invariant whose exercised count fell below this share of BASE's is flagged.
@@ -18,7 +20,8 @@ FALL = 0.5
 #: What the exhaustive half does not cover (its scopes bound the runs; the bulk work goes beyond them).
 NOT_BUILT = ("the exhaustive comparison covers every run of its scopes only (the budget's three smallest, the "
              "hook path's and navigation's default verdict scopes, each of a bounded length): beyond them 'no "
-             "behaviour change' means none on the seeded bulk work, not a proof")
+             "behaviour change' means none on the seeded bulk work, not a proof; a subject whose side offers "
+             "no exhaustive comparison (the lookup classifier) is compared on its bulk receipts alone")
 #: Why nothing was compared when ``guard/`` is one tree at both sides ({tree}: its id).
 SAME_GUARD = ("guard/ is the same tree at BASE and HEAD ({tree}): every side of every comparison runs HEAD's harness "
               "with that side's guard/, so no trace of any subject can differ; nothing was compared")
@@ -244,6 +247,10 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "timings": {name: round(value, 1) for name, value in timings.items()}, "wall_seconds": round(wall, 1),
         "cpu_seconds": {name: round(value, 1) for name, value in (cpu or {}).items()},
         "counts_requested": counts,
+        # Each compared subject's count option and its default, so the replay line names the counts that differ.
+        "count_options": {subject: [str(behaviour.side(subject).OPTION), int(behaviour.side(subject).DEFAULT_COUNT)]
+                          for subject in counts},
+        "not_compared": list(behaviour.not_compared()),
     }
 
 
@@ -306,6 +313,8 @@ def markdown(data: dict[str, Any]) -> str:
     if data.get("same_guard"):
         # Nothing was compared, and the section says why rather than stand empty.
         lines += ["", data["behaviour_not_built"] + "."]
+    if data.get("not_compared"):
+        lines += ["", "Not compared (no review side in the subject's folder): " + ", ".join(data["not_compared"]) + "."]
     for subject, b in data["behaviour"].items():
         lines += ["", f"### {subject}: {b['traces']:,} {b['unit']}, {b['steps']:,} steps; {b['traces_differing']:,} "
                       f"{b['unit']} and {b['steps_differing']:,} steps differ", ""]
@@ -381,8 +390,8 @@ def markdown(data: dict[str, Any]) -> str:
               + (f"; total {sum(data['cpu_seconds'].values()):.0f} s" if data.get("cpu_seconds") else ""),
               f"Replay: `nox -s review -- {data['base'][:12]} --seed {data['seed']}"
               f"{' --quick' if data['quick'] else ''}"
-              + "".join(f" --{flag} {data['counts_requested'][subject]}" for subject, flag, default in
-                        (("budget", "traces", 8000), ("hooks", "sequences", 10_000), ("navigation", "scenarios", 4_000))
+              + "".join(f" {option} {data['counts_requested'][subject]}"
+                        for subject, (option, default) in data.get("count_options", {}).items()
                         if data["counts_requested"].get(subject, default) != default) + "`"]
     return "\n".join(lines) + "\n"
 

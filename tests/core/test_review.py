@@ -108,11 +108,22 @@ def _scenario(repo: Path, scenario: scenarios.Scenario, start: str = "main") -> 
     _change(repo, scenario.name, scenario.edits, scenario.message, start)
 
 
-def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subprocess.CompletedProcess, dict | None]:
+def _env(repo: Path) -> dict[str, str]:
+    """The environment a command of the repository under review runs in (no pytest or Hypothesis settings)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
     env.pop("MUTANT_UNDER_TEST", None)
     env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
-    done = subprocess.run([sys.executable, "-m", "properties.review", *arguments], cwd=repo, env=env,
+    return env
+
+
+def _shown(repo: Path, file: Path) -> subprocess.CompletedProcess:
+    """``python -m properties.review --show FILE`` in ``repo``: BASE beside HEAD."""
+    return subprocess.run([sys.executable, "-m", "properties.review", "--show", str(file)], cwd=repo, env=_env(repo),
+                          capture_output=True, text=True, timeout=600)
+
+
+def _review(repo: Path, *arguments: str, timeout: float = 1800) -> tuple[subprocess.CompletedProcess, dict | None]:
+    done = subprocess.run([sys.executable, "-m", "properties.review", *arguments], cwd=repo, env=_env(repo),
                           capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-4000:]
     report = repo / "reports" / "review.json"
@@ -217,10 +228,8 @@ def test_a_stricter_rule_changes_behaviour_within_the_promises(repo: Path) -> No
     shortest = pending[0]
     file = Path(shortest["file"])
     assert file.is_file()
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
-    env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
-    shown = subprocess.run([sys.executable, "-m", "properties.review", "--show", str(file)], cwd=repo, env=env,
-                           capture_output=True, text=True, timeout=600)
+    env = _env(repo)
+    shown = _shown(repo, file)
     assert shown.returncode == 0, shown.stderr
     # The last step of the saved prefix is where the two sides part, and the table marks it.
     assert re.search(rf"^\| {shortest['steps'] - 1} \* \|", shown.stdout, re.M), shown.stdout
@@ -251,14 +260,37 @@ def test_a_hook_change_is_told_apart_on_the_hook_path_alone(repo: Path) -> None:
     assert exhaustive[0]["steps"] <= hooks[0]["steps"] and exhaustive[0]["table"], exhaustive
     file = Path(hooks[0]["file"])
     assert json.loads(file.read_text(encoding="utf-8"))["schema"] == "guard-hook-sequence/1"
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS_"))}
-    env.update(PYTHONPATH=str(repo), PYTHONHASHSEED="0", GUARD_SHARED=str(repo.parent / "shared"))
+    env = _env(repo)
     # What `nox -s replay -- FILE` runs: the file's own replay, then BASE beside HEAD with the parting step marked.
     shown = subprocess.run([sys.executable, "-m", "properties.review.replay", str(file)], cwd=repo, env=env,
                            capture_output=True, text=True, timeout=600)
     beside = shown.stdout.split(": BASE beside HEAD", 1)
     assert len(beside) == 2, shown.stdout[-3000:] + shown.stderr
     assert re.search(rf"^\| {hooks[0]['steps'] - 1} \* \|", beside[1], re.M), beside[1]
+
+
+def test_a_classifier_change_is_told_apart_on_the_lookup_receipts(repo: Path) -> None:
+    # The lookup classifier is compared through its review side (properties/lookup/review_side.py, which its
+    # SUBJECT names and the review finds through the registry). Accepting `||` as a joiner (the catalogue's
+    # lookup-accepts-or) changes its answer on hostile receipts of the verdict's own corpus, and breaks L4.
+    entry = ENTRIES["lookup-accepts-or"]
+    _change(repo, "accepts-or", [(entry.file, edit.find, edit.replace) for edit in entry.edits], "accept ||")
+    done, data = _review(repo, "HEAD~1", *QUICK, "--no-mutants")
+    assert done.returncode == 1, done.stdout[-4000:] + done.stderr
+    assert data is not None
+    lookup = data["behaviour"]["lookup"]
+    assert lookup["unit"] == "receipts" and lookup["traces"] > 2000, lookup
+    assert lookup["traces_differing"] > 0 and lookup["by_observable"]["found_nothing"]["traces"] > 0, lookup
+    assert data["not_compared"] == []
+    found = [item for item in data["distinguishing_traces"] if item["subject"] == "lookup"]
+    assert [item["observable"] for item in found] == ["found_nothing"] and found[0]["steps"] == 1, found
+    file = Path(found[0]["file"])
+    assert json.loads(file.read_text(encoding="utf-8"))["schema"] == "guard-lookup-trace/1"
+    shown = _shown(repo, file)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"^\| 0 \* \|", shown.stdout, re.M), shown.stdout
+    assert any("L4" in row["id"] and row["head"]["status"] != row["base"]["status"] for row in data["invariants"]
+               if "base" in row and "head" in row), data["invariants"]
 
 
 def test_a_rule_bug_names_the_broken_invariant(repo: Path) -> None:
@@ -339,10 +371,12 @@ def test_a_survivor_that_survived_at_base_too_is_carried_over_not_new(lean_repo:
 
 
 def test_the_product_model_proves_a_copy_equal_and_finds_a_stricter_rule_on_a_shortest_trace(tmp_path: Path) -> None:
-    # No git history: two copies of guard/ imported apart in this process (properties.review.guards).
+    # No git history: two copies of guard/ imported apart in this process (properties.guard_versions).
     import shutil
 
-    from properties.review import budget_model, guards, product
+    from properties import guard_versions as guards
+    from properties.budget import review_model as budget_model
+    from properties.review import product
 
     same, strict = tmp_path / "same" / "guard", tmp_path / "strict" / "guard"
     shutil.copytree(ROOT / "guard", same, ignore=shutil.ignore_patterns("__pycache__"))
@@ -370,7 +404,9 @@ def test_the_product_model_finds_a_change_to_failure_ends_alone(tmp_path: Path) 
     where the same state is asked about an uncorrectable failure too, and must not reuse its answer."""
     import shutil
 
-    from properties.review import budget_model, budget_side, guards, product
+    from properties import guard_versions as guards
+    from properties.budget import review_model as budget_model, review_side as budget_side
+    from properties.review import product
 
     changed_guard = tmp_path / "ends" / "guard"
     shutil.copytree(ROOT / "guard", changed_guard, ignore=shutil.ignore_patterns("__pycache__"))
@@ -401,7 +437,8 @@ def test_every_run_of_a_recorded_scope_is_compared_and_a_planted_change_found_on
     # Each side writes its tree in an interpreter of its own (properties.review.recorded); no git history needed.
     import shutil
 
-    from properties.review import guards, product, recorded
+    from properties import guard_versions as guards
+    from properties.review import product, recorded
 
     same, changed = tmp_path / "same" / "guard", tmp_path / "changed" / "guard"
     shutil.copytree(ROOT / "guard", same, ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,7 +1,7 @@
 """The budget's scopes for the review's exhaustive comparison: the explorer's small scopes, as limits a side builds.
 
-Read by the product model (``properties.review.budget_model``) and by the
-replay of a saved trace (``properties.review.budget_side``), so both rebuild a
+Read by the product model (``properties.budget.review_model``) and by the
+replay of a saved trace (``properties.budget.review_side``), so both rebuild a
 scope's limits on each side the same way (``scope_limits``).
 """
 

@@ -13,7 +13,7 @@ event:
 * ``counted`` - the receipts the hooks counted toward the budget (call id,
   failed, flags, which hook);
 * ``stop`` - the run is stopped, and the finalization phase and abort flag;
-* ``counters`` - the budget's counters (``budget_side.counters``);
+* ``counters`` - the budget's counters (``properties.budget.review_side.counters``);
 * ``error`` - an exception raised by a hook (the sequence ends there).
 
 Sequences are short (two to twelve pieces) and never cut after a stop: what
@@ -33,6 +33,9 @@ UNIT = "sequences"
 OBSERVABLES = ("received", "counted", "stop", "counters", "error")
 #: The verdict's default number of bulk sequences: the review compares as many.
 DEFAULT_COUNT = 10_000
+OPTION = "--sequences"
+MINIMUM_COUNT = 0
+OPTION_HELP = "hook bulk sequences compared (0: the hook path is not compared)"
 
 
 #: Types that are JSON as they are, tested first by exact type (a subclass, say an enum, takes the general path).
@@ -87,7 +90,7 @@ def limits() -> dict[str, Any]:
 def row_of(guard: Any, event: Any) -> dict[str, Any]:
     """Deliver ``event`` to ``guard``: the observables of that one event (the bulk rows and the scope trees alike)."""
     from properties.hooks.deliver import deliver
-    from properties.review.budget_side import counters
+    from properties.budget.review_side import counters
 
     try:
         records = deliver(guard, event)
@@ -127,7 +130,7 @@ ENDED: dict[str, Any] = {"ended": True}
 def scope_model(name: str) -> Any:
     """The verdict's hook model of the scope ``name`` (``properties.hooks.model.scopes``), of any mode."""
     from properties.hooks.model import scopes
-    from properties.review.behaviour import scope_of
+    from properties.review_sides import scope_of
 
     return scope_of(scopes, name, "hook")
 
@@ -187,7 +190,7 @@ def describe_token(name: str, token: Any) -> str:
     return str(scope_model(name).moves[token].name)
 
 
-def save(sequence: Any, path: Path, origin: str) -> Path:
+def save(sequence: Any, path: Path, origin: str, _limits: "dict[str, Any] | None" = None) -> Path:
     """A hook sequence file whose name is the review's origin line (``review base=... head=... seed=...``)."""
     from properties.hooks.trace_file import save as save_sequence
 

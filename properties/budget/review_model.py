@@ -27,7 +27,7 @@ pairs finite. A success is offered while its fingerprint was counted
 fewer than identical-successes + 2 times (``repeats_left``): the count
 would otherwise grow without end in an open run.
 
-The observables are the bulk comparison's (``budget_side.OBSERVABLES``), read
+The observables are the bulk comparison's (``properties.budget.review_side.OBSERVABLES``), read
 by its own ``observe``: after a step ``terminal``, ``exhausted``,
 ``pending_correction``, ``counters``, ``admitted`` and ``error``; and
 ``failure_ends`` as the bulk rows have it, the state before the step asked
@@ -45,9 +45,9 @@ import attrs
 
 from properties.budget.events import FirstCall, Round, Stop
 from properties.engine.model import Edge
-from properties.review import budget_side
-from properties.review.budget_scopes import REVIEW_SCOPES, SCOPES, Scope, scope_limits, scope_limits_value, scope_named
-from properties.review.guards import GuardPackage
+from properties.budget import review_side as budget_side
+from properties.budget.review_scopes import REVIEW_SCOPES, SCOPES, Scope, scope_limits, scope_limits_value, scope_named
+from properties.guard_versions import GuardPackage
 
 SUBJECT = "budget"
 ROUND, STOP = Round(), Stop()

@@ -32,8 +32,14 @@ import attrs
 SUBJECT = "budget"
 UNIT = "traces"
 OBSERVABLES = ("terminal", "exhausted", "pending_correction", "admitted", "failure_ends", "counters", "error")
-#: The bulk driver's default number of traces.
+#: The bulk driver's default number of traces, compared under ``--traces`` (at least one: the budget is
+#: always compared).
 DEFAULT_COUNT = 8_000
+OPTION = "--traces"
+MINIMUM_COUNT = 1
+OPTION_HELP = "budget bulk traces compared"
+#: The exhaustive comparison's model of both guards in one process (``properties.budget.review_model``).
+COMPARABLE = "properties.budget.review_model:COMPARABLE"
 #: Steps a side keeps stepping after its budget stopped with nothing left to admit (the bulk driver's number).
 TAIL_AFTER_STOP = 4
 COUNTER_LABELS = ("r", "f", "c", "ws", "ext", "wait", "def", "free", "kinds")
@@ -52,7 +58,7 @@ def probe_of(following: Any) -> dict[str, Any]:
     """What ``failure_ends`` is asked about ``following``: a failure's lane and flags, or nothing (not a failure).
 
     ``failure_ends`` reads nothing else of the event, so two events with one probe get one answer from one state
-    (the exhaustive comparison asks once per state and probe, ``budget_model``)."""
+    (the exhaustive comparison asks once per state and probe, ``properties.budget.review_model``)."""
     from properties.budget.events import Result
 
     if isinstance(following, Result) and following.failed:
@@ -102,7 +108,7 @@ def limits() -> dict[str, Any]:
 
 def rows_of_file(path: Path) -> list[dict[str, Any]]:
     """A saved file's rows. A file the exhaustive comparison saved names its scope (``scope=`` in its origin):
-    its limits are rebuilt on this side as the search built them (``budget_scopes.scope_limits``), and the trace
+    its limits are rebuilt on this side as the search built them (``properties.budget.review_scopes.scope_limits``), and the trace
     is not cut after a stop, so its last step is the one the search found."""
     from guard.limits import Limits
 
@@ -110,7 +116,7 @@ def rows_of_file(path: Path) -> list[dict[str, Any]]:
     fields = dict(part.split("=", 1) for part in origin.split() if "=" in part)
     if "scope" not in fields:
         return rows_of(events)
-    from properties.review.budget_scopes import scope_limits, scope_named
+    from properties.budget.review_scopes import scope_limits, scope_named
 
     return rows_of(events, scope_limits(Limits, scope_named(fields["scope"])), cut=False)
 

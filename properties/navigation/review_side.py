@@ -19,7 +19,7 @@ its observables are the outcome's parts:
 * ``results`` - how each tool result read was classified (message id, class,
   detail) and whether the cap cut evidence; a guard whose outcome has no
   such fields (one from before they were added) reports
-  ``behaviour.UNREPORTED``, which is shown and never compared;
+  ``properties.review_sides.UNREPORTED``, which is shown and never compared;
 * ``error`` - the version ran away or raised.
 """
 
@@ -32,13 +32,16 @@ from typing import Any, Iterator
 
 import attrs
 
-from properties.review.behaviour import UNREPORTED
+from properties.review_sides import UNREPORTED
 
 SUBJECT = "navigation"
 UNIT = "scenarios"
 OBSERVABLES = ("stop", "answer", "citations", "finished_at", "counts", "calls", "results", "error")
 #: The verdict's default number of bulk scenarios.
 DEFAULT_COUNT = 4_000
+OPTION = "--scenarios"
+MINIMUM_COUNT = 0
+OPTION_HELP = "navigation bulk scenarios compared (0: navigation is not compared)"
 
 
 def bulk(seed: int, count: int) -> Iterator[Any]:
@@ -88,7 +91,7 @@ def rows_of(scenario: Any) -> list[dict[str, Any]]:
     return [observe(played.outcome, played.record.order)]
 
 
-def save(scenario: Any, path: Path, origin: str) -> Path:
+def save(scenario: Any, path: Path, origin: str, _limits: "dict[str, Any] | None" = None) -> Path:
     """A scenario file whose ``note`` is the review's origin line; its name stays the bulk scenario's."""
     from properties.navigation.trace_file import save as save_scenario
 
@@ -126,7 +129,7 @@ def show(name: str, value: Any) -> str:
 def scope_model(name: str) -> Any:
     """The verdict's navigation model of the scope ``name`` (``properties.navigation.model.scopes``), of any mode."""
     from properties.navigation.model import scopes
-    from properties.review.behaviour import scope_of
+    from properties.review_sides import scope_of
 
     return scope_of(scopes, name, "navigation")
 
