@@ -355,6 +355,17 @@ def load(name: str) -> Subject:
     raise KeyError(f"unknown subject {name!r}; choose from {', '.join(names())}")
 
 
+def load_one(name: str) -> Subject:
+    """The subject called ``name``, importing its own ``subject.py`` alone (KeyError when there is none).
+
+    For a process that serves one subject under another ``guard/`` (a review side at BASE): loading the whole
+    registry would import every subject's declaration, and one that needs a ``guard`` module BASE lacks would
+    stop the sides of every other subject too."""
+    if not name.isidentifier() or name not in _folders():
+        raise KeyError(f"unknown subject {name!r}; choose from {', '.join(_folders())}")
+    return _import(name)
+
+
 def all_invariants() -> dict[str, Invariant]:
     """Every invariant of every subject, by id (ids are unique: ``available`` checks)."""
     return {invariant.id: invariant for subject in available() for invariant in subject.catalogue}

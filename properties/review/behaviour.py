@@ -59,7 +59,7 @@ from typing import Any, Iterator, Sequence
 import attrs
 
 from properties.review_sides import UNREPORTED
-from properties.subject import available, load
+from properties.subject import available, load_one
 
 #: Observable values whose JSON is longer than this many characters are compared by hash in the bulk stream.
 DIGEST_ABOVE = 24
@@ -91,8 +91,9 @@ def differing_observables(one: dict[str, Any], two: dict[str, Any], observables:
 
 
 def side(subject: str) -> ModuleType:
-    """The review side module ``subject`` names (``Subject.review``); KeyError for a subject with none."""
-    module = load(subject).review
+    """The review side module ``subject`` names (``Subject.review``); KeyError for a subject with none. Only that
+    subject's declaration is imported (``load_one``): a side process runs under BASE's ``guard/``."""
+    module = load_one(subject).review
     if not module:
         raise KeyError(f"the {subject} subject names no review side")
     return importlib.import_module(module)
@@ -121,7 +122,8 @@ def review_origin(path: Path) -> "str | None":
 
 def _side_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m properties.review.behaviour")
-    parser.add_argument("--subject", choices=compared(), default="budget")
+    # No choices from the registry: a side process imports its own subject's declaration alone (``side``).
+    parser.add_argument("--subject", default="budget")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--count", type=int, help="bulk items played")
     parser.add_argument("--file", type=Path, help="one saved item instead of the seeded bulk work")
@@ -130,7 +132,10 @@ def _side_main(argv: Sequence[str]) -> int:
     parser.add_argument("--tree", metavar="SCOPE",
                         help="every run of one scope of the subject's model (properties.review.recorded)")
     args = parser.parse_args(argv)
-    module = side(args.subject)
+    try:
+        module = side(args.subject)
+    except KeyError as error:
+        parser.error(f"--subject: {error.args[0]}")
     if args.tree is not None:
         sys.stdout.write(json.dumps({"limits": module.limits(), "scope": args.tree}) + "\n")
         for node in module.tree(args.tree):
