@@ -135,10 +135,12 @@ def test_navigation_results_are_compared_and_a_field_base_lacks_is_shown_not_com
 
 
 @pytest.mark.parametrize(("name", "words"), [("missing.json", "file not found"), ("folder", "not a regular file"),
-                                             ("other.json", "not a budget trace, hook sequence or navigation scenario")])
+                                             ("other.json", "not a file of a compared subject: budget (guard-trace/1), "
+                                                            "hooks (guard-hook-sequence/1)")])
 def test_show_names_what_is_wrong_with_the_file_in_one_line(name: str, words: str, tmp_path: Path) -> None:
     """``--show FILE`` reads no git state before the file: a missing file, a folder and a file of no subject are
-    each one line naming the file, exit 2 (a missing file was once called 'not a budget trace ...')."""
+    each one line naming the file, exit 2 (a missing file was once called 'not a budget trace ...'); a file of no subject is told the formats of
+    the compared subjects."""
     (tmp_path / "folder").mkdir()
     (tmp_path / "other.json").write_text('{"nothing": 1}', encoding="utf-8")
     path = tmp_path / name
