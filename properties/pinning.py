@@ -55,11 +55,16 @@ def write_pinned(folder: Path, name: str, text: str, error: type[JsonFileError])
     return target
 
 
+def pinned_as(saved: "str | None") -> str:
+    """How a check's line names what a pinned file was kept for: the invariant it once broke, if it says."""
+    return f"once broke {saved}" if saved else "pinned"
+
+
 def judged_line(path: Path, saved: "str | None", broken: "Sequence[Any]", size: str) -> tuple[str, bool]:
     """The check's line for one pinned file and whether it holds: ``broken`` is what the subject's judge found
     (each with ``invariant``, ``step`` and ``message``; the first is named), ``size`` says how long the file is
     (``"3 steps"``)."""
-    once = f"once broke {saved}" if saved else "pinned"
+    once = pinned_as(saved)
     if broken:
         first = broken[0]
         return f"BROKEN {path.name}: {first.invariant} at step {first.step}: {first.message} ({once})", False

@@ -42,12 +42,12 @@ def subject_of(path: Path) -> Subject:
     (its reader then names what is wrong with the file). A file whose schema names no format of theirs raises
     ``TraceError`` listing the formats (``properties.subject.unknown_schema``)."""
     pinning = [subject for subject in available() if subject.pin is not None]
-    problem = unknown_schema(str(path), pinning, "pinning")
-    if problem is not None:
-        raise TraceError(problem)
     for subject in pinning:
         if subject.replay is not None and subject.replay.recognizes(str(path)):
             return subject
+    problem = unknown_schema(str(path), pinning, "pinning")
+    if problem is not None:
+        raise TraceError(problem)
     return pinning[0]
 
 

@@ -37,7 +37,6 @@ field, exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -164,14 +163,13 @@ def render_session(session: Session, order: str) -> str:
 
 def replay_files(paths: Sequence[str]) -> tuple[str, int]:
     """Each hook sequence file through the monitor: its step table and verdict; exit 1 on a violation."""
-    from properties.hooks.monitor import HookMonitor
     from properties.hooks.trace_file import load
     from properties.hooks.counterexample import step_table
 
     out, status = [], 0
     loaded = [(path, *load(Path(path))) for path in paths]
     for _path, sequence, name, invariant in loaded:
-        found = HookMonitor(Tally()).check(sequence)
+        found = _judged(sequence)
         verdict = "every hook invariant held" if not found else "; ".join(f"VIOLATED {v.invariant} {v}" for v in found)
         if found:
             status = 1
@@ -185,12 +183,12 @@ def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tupl
     """Copy a hook sequence file into ``folder`` (``python -m properties.regressions pin FILE``); the new path and
     the invariants that break on the current code. The copy names the invariant it once broke; a hook file has
     no origin field, so the copy is the sequence as saved, named by its ``name``."""
-    from properties.hooks.trace_file import load, to_json
+    from properties.hooks.trace_file import dumps, load
     from properties.pinning import invariant_to_pin, write_pinned
 
     sequence, name, saved = load(source)
     chosen = invariant_to_pin(source, saved, invariant, "H5", TraceError)
-    target = write_pinned(folder, name, json.dumps(to_json(sequence, name, chosen), indent=1) + "\n", TraceError)
+    target = write_pinned(folder, name, dumps(sequence, name, chosen), TraceError)
     return target, tuple(f"{found.invariant} (at step {found.step})" for found in _judged(sequence))
 
 
@@ -204,6 +202,7 @@ def check_pinned(path: Path) -> tuple[str, bool]:
 
 
 def _judged(sequence: Any) -> list[Violation]:
+    """Every hook invariant on one sequence, with a fresh monitor (the replay and the pinned check alike)."""
     from properties.hooks.monitor import HookMonitor
 
     return list(HookMonitor(Tally()).check(sequence))

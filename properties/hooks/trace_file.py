@@ -72,9 +72,14 @@ def to_json(sequence: HookSequence, name: str, invariant: str = "") -> dict[str,
     return data
 
 
+def dumps(sequence: HookSequence, name: str, invariant: str = "") -> str:
+    """The text of a sequence file (what ``save`` writes and a pinned copy holds)."""
+    return json.dumps(to_json(sequence, name, invariant), indent=1) + "\n"
+
+
 def save(sequence: HookSequence, path: Path, name: str, invariant: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(sequence, name, invariant), indent=1) + "\n", encoding="utf-8")
+    path.write_text(dumps(sequence, name, invariant), encoding="utf-8")
     return path
 
 

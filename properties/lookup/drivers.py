@@ -82,12 +82,24 @@ def directed_receipts(seed: int, per_shape: int) -> list[Receipt]:
             for index in range(per_shape) for shape in generate.DIRECTED_SHAPES]
 
 
+def bulk_receipts(seed: int, sizes: Sizes) -> tuple[list[Receipt], list[Receipt]]:
+    """The bulk work of ``seed``, in the order it is judged: the hostile corpus, then the chains (the seed's own,
+    the seeded ones, the directed ones). The review's side compares these very receipts."""
+    chains = fixtures.receipts() + valid_receipts(seed, sizes.chains) + directed_receipts(seed, sizes.directed)
+    return hostile_receipts(seed, sizes.hostile_per_kind), chains
+
+
+def receipt_counts(sizes: Sizes) -> tuple[int, int]:
+    """How many chains and hostile receipts ``bulk_receipts`` draws with ``sizes``, without drawing them."""
+    chains = sizes.chains + len(fixtures.CHAINS) + sizes.directed * len(generate.DIRECTED_SHAPES)
+    return chains, len(generate.HOSTILE_KINDS) * sizes.hostile_per_kind
+
+
 def run_bulk(seed: int, sizes: Sizes, tally: Tally, *, only: "tuple[str, ...] | None" = None,
              stop_at_first: bool = False) -> "tuple[list[Any], Violation] | None":
     """Judge the hostile corpus, the seed's chains and the seeded chains; the first failure as ([receipt], violation)."""
     monitor = new_monitor(tally, only)
-    hostile = hostile_receipts(seed, sizes.hostile_per_kind)
-    chains = fixtures.receipts() + valid_receipts(seed, sizes.chains) + directed_receipts(seed, sizes.directed)
+    hostile, chains = bulk_receipts(seed, sizes)
     total = len(hostile) + len(chains)
     failure = None
     try:
@@ -126,11 +138,9 @@ def run_bulk_driver(request: DriverRequest) -> DriverResult:
     started = time.perf_counter()
     failure = run_bulk(request.seed, sizes, tally, only=only_ids(request), stop_at_first=request.stop_at_first)
     seconds = time.perf_counter() - started
-    hostile = len(generate.HOSTILE_KINDS) * sizes.hostile_per_kind
+    chains, hostile = receipt_counts(sizes)
     return DriverResult("bulk (random-seeded)", tally, seconds, failure=failure,
-                        details={"seed": request.seed, "chains": sizes.chains + len(fixtures.CHAINS)
-                                 + sizes.directed * len(generate.DIRECTED_SHAPES),
-                                 "hostile": hostile},
+                        details={"seed": request.seed, "chains": chains, "hostile": hostile},
                         statistics={"lookup hostile receipts tried": tally.coverage["hostile receipts"]})
 
 

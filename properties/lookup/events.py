@@ -71,3 +71,10 @@ class Receipt:
     def arguments(self) -> tuple[Any, Any, Any]:
         """(command, exit_code, output) as the classifier receives them."""
         return decoded(self.command), decoded(self.exit_code), decoded(self.output)
+
+    def asked(self) -> tuple[Any, Any, Any]:
+        """What the classifier is asked about this receipt: a valid chain's command with exit code 1 and no output
+        (the case it decides; the real programs say what the right answer is), any other receipt as drawn. The
+        verdict's judge and the review's side both ask this."""
+        command, exit_code, output = self.arguments()
+        return (command, 1, "") if self.valid else (command, exit_code, output)

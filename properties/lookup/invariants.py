@@ -76,8 +76,8 @@ def judge(index: int, receipt: Receipt, observation: "Observation | None") -> St
     """The self-contained step of one receipt (the classifier is called here, never in a check)."""
     from guard.lookup import lookup_found_nothing, scan_words
 
-    command, exit_code, output = receipt.arguments()
-    accepted = bool(lookup_found_nothing(command, 1, "") if receipt.valid else lookup_found_nothing(command, exit_code, output))
+    command = receipt.arguments()[0]
+    accepted = bool(lookup_found_nothing(*receipt.asked()))
     # Only L1 reads the words, and only of a valid chain: a hostile receipt is not scanned twice.
     words = scan_words(command) if receipt.valid and isinstance(command, str) else None
     step = Step(index, receipt, accepted, None if words is None else tuple(tuple(argv) for argv in words), observation)

@@ -33,12 +33,9 @@ OPTION_HELP = "lookup classifier receipts compared (0: the classifier is not com
 
 
 def _default_count() -> int:
-    from properties.lookup import fixtures, generate
-    from properties.lookup.drivers import SIZES
+    from properties.lookup.drivers import SIZES, receipt_counts
 
-    sizes = SIZES["default"]
-    return (len(generate.HOSTILE_KINDS) * sizes.hostile_per_kind + len(fixtures.CHAINS) + sizes.chains
-            + sizes.directed * len(generate.DIRECTED_SHAPES))
+    return sum(receipt_counts(SIZES["default"]))
 
 
 #: Compared under ``--receipts``; the default is the verdict's own corpus (``drivers.SIZES["default"]``), and any
@@ -49,13 +46,10 @@ DEFAULT_COUNT = _default_count()
 def bulk(seed: int, count: int) -> Iterator[Any]:
     """The verdict's receipts for ``seed``, in its order: its default corpus at ``DEFAULT_COUNT``, else the sizes
     ``--traces count`` would give it; never more than ``count``."""
-    from properties.lookup import fixtures
-    from properties.lookup.drivers import SIZES, directed_receipts, hostile_receipts, sized, valid_receipts
+    from properties.lookup.drivers import SIZES, bulk_receipts, sized
 
-    sizes = SIZES["default"] if count == DEFAULT_COUNT else sized("default", count)
-    receipts = (hostile_receipts(seed, sizes.hostile_per_kind) + fixtures.receipts()
-                + valid_receipts(seed, sizes.chains) + directed_receipts(seed, sizes.directed))
-    yield from receipts[:count]
+    hostile, chains = bulk_receipts(seed, SIZES["default"] if count == DEFAULT_COUNT else sized("default", count))
+    yield from (hostile + chains)[:count]
 
 
 def steps_of(receipt: Any) -> list[Any]:
@@ -74,9 +68,8 @@ def rows_of(receipt: Any) -> list[dict[str, Any]]:
     """One row: the classifier's answer on this receipt, as the verdict's judge asks it."""
     from guard.lookup import lookup_found_nothing
 
-    command, exit_code, output = receipt.arguments()
     try:
-        answer = lookup_found_nothing(command, 1, "") if receipt.valid else lookup_found_nothing(command, exit_code, output)
+        answer = lookup_found_nothing(*receipt.asked())
     except Exception as error:  # noqa: BLE001 - a version that raises differs from one that answers
         return [{"error": f"{type(error).__name__}: {str(error)[:200]}"}]
     return [{"found_nothing": bool(answer)}]

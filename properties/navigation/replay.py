@@ -11,7 +11,6 @@ stop reason and outcome beside them. Production polls with its default
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -117,26 +116,26 @@ def pin(source: Path, folder: Path, invariant: "str | None") -> tuple[Path, tupl
     """Copy a scenario file into ``folder`` (``python -m properties.regressions pin FILE``); the new path and the
     invariants that break on the current code. The copy names the invariant it once broke (its ``invariant``
     field); the scenario is kept as saved, its name too (the request's question is made from it)."""
-    from properties.navigation.trace_file import to_json
+    from properties.navigation.trace_file import dumps
     from properties.pinning import invariant_to_pin, write_pinned
 
     scenario, saved = load_saved(source)
     chosen = invariant_to_pin(source, saved, invariant, "N4", ScenarioError)
-    target = write_pinned(folder, scenario.name, json.dumps(to_json(scenario, chosen), indent=1) + "\n", ScenarioError)
+    target = write_pinned(folder, scenario.name, dumps(scenario, chosen), ScenarioError)
     return target, tuple(f"{found.invariant} (at step {found.step})" for found in _judged(scenario))
 
 
 def check_pinned(path: Path) -> tuple[str, bool]:
     """Re-judge one pinned scenario with every navigation invariant: (one line, whether it holds). A version that
     raises on it breaks it too (as in the replay)."""
-    from properties.pinning import judged_line
+    from properties.pinning import judged_line, pinned_as
 
     scenario, saved = load_saved(path)
     try:
         broken = _judged(scenario)
     except Exception as error:  # noqa: BLE001 - a crash of either version is a finding, reported in one line
         return (f"BROKEN {path.name}: replaying raised {type(error).__name__}: {str(error)[:200]} "
-                f"({'once broke ' + saved if saved else 'pinned'})"), False
+                f"({pinned_as(saved)})"), False
     return judged_line(path, saved, broken, f"{len(scenario.messages)} messages")
 
 

@@ -130,8 +130,13 @@ def saved_from_json(data: Any, where: str = "scenario") -> tuple[Scenario, str]:
     return Scenario(messages=tuple(timed), **values), invariant
 
 
+def dumps(scenario: Scenario, invariant: str = "") -> str:
+    """The text of a scenario file (what ``save`` writes and a pinned copy holds)."""
+    return json.dumps(to_json(scenario, invariant), indent=1) + "\n"
+
+
 def save(scenario: Scenario, path: Path, invariant: str = "") -> None:
-    path.write_text(json.dumps(to_json(scenario, invariant), indent=1) + "\n", encoding="utf-8")
+    path.write_text(dumps(scenario, invariant), encoding="utf-8")
 
 
 def load(path: Path) -> Scenario:

@@ -61,6 +61,7 @@ from properties import progress
 from properties.cli import OneLineParser, UsageError, whole_number
 from properties.paths import ROOT, shared_dir
 from properties.review import behaviour, beside, changes, render
+from properties.subject import available
 
 def count_options() -> dict[str, tuple[str, Any]]:
     """Per compared subject: its count option's destination and its side module (``properties.review_sides``)."""
@@ -265,12 +266,6 @@ def replay_both(subject: str, file: Path, head: Path, base_tree: Path, work: Pat
     return rows[0], rows[1]
 
 
-def _compared_formats() -> list[tuple[str, str]]:
-    from properties.subject import load
-
-    return [(name, replay.schema) for name in behaviour.compared() if (replay := load(name).replay) is not None]
-
-
 def show(file: Path) -> int:
     """``--show FILE``: BASE (named in the file's origin) beside HEAD, step by step, every observable that differs."""
     # A missing file, a folder or a FIFO is refused as every reader refuses it (properties.safe_json).
@@ -282,7 +277,8 @@ def show(file: Path) -> int:
         raise UsageError(str(error)) from None
     subject = behaviour.file_subject(file)
     if subject is None:
-        kinds = ", ".join(f"{behaviour.side(name).SUBJECT} ({schema})" for name, schema in _compared_formats())
+        kinds = ", ".join(f"{subject.name} ({subject.replay.schema})" for subject in available()
+                          if subject.review and subject.replay is not None)
         raise UsageError(f"{file}: not a file of a compared subject: {kinds}")
     module = behaviour.side(subject)
     try:
@@ -398,9 +394,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m properties.review: {error}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    counts = {subject: getattr(args, dest) for subject, (dest, _module) in count_options().items()}
+    options = count_options()
+    counts = {subject: getattr(args, dest) for subject, (dest, _module) in options.items()}
     print(f"review: base {base[:12]}  head {head[:12]}  seed {seed}  "
-          + "  ".join(f"{behaviour.side(subject).UNIT} {count}" for subject, count in counts.items())
+          + "  ".join(f"{options[subject][1].UNIT} {count}" for subject, count in counts.items())
           + f"{'  quick verdicts' if args.quick else ''}{'  no mutants' if args.no_mutants else ''}", flush=True)
     for subject in behaviour.not_compared():
         print(f"review: {subject} names no review side (Subject.review): its behaviour is not compared", flush=True)

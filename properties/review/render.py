@@ -248,8 +248,8 @@ def build(*, base: str, head: str, seed: int, quick: bool, changed: list[Any], d
         "cpu_seconds": {name: round(value, 1) for name, value in (cpu or {}).items()},
         "counts_requested": counts,
         # Each compared subject's count option and its default, so the replay line names the counts that differ.
-        "count_options": {subject: [str(behaviour.side(subject).OPTION), int(behaviour.side(subject).DEFAULT_COUNT)]
-                          for subject in counts},
+        "count_options": {subject: [str(side.OPTION), int(side.DEFAULT_COUNT)]
+                          for subject, side in ((name, behaviour.side(name)) for name in counts)},
         "not_compared": list(behaviour.not_compared()),
     }
 
